@@ -1,0 +1,47 @@
+export const platforms = ["slack", "teams", "chatwork"] as const;
+export type Platform = (typeof platforms)[number];
+
+/** Where, and in which thread, an answer goes. */
+export interface Conversation {
+  /** Slack channel, Teams conversation id, Chatwork room id. */
+  id: string;
+  /** The thread to answer in (Slack thread_ts, Teams reply chain); absent where the platform has none. */
+  threadId?: string;
+  /** The user message being answered (Slack ts, Teams activity id, Chatwork message_id). */
+  replyToId: string;
+  /** What the platform needs to reach the conversation (e.g. Teams serviceUrl); opaque outside the adapter. */
+  address?: Record<string, string>;
+}
+
+export interface Author {
+  id: string;
+  name?: string;
+  isBot: boolean;
+  /** The message is our own bot's. Adapters ignore these; the flag is kept for the record. */
+  isSelf: boolean;
+}
+
+/** The one normalized message type. Nothing after an adapter's normalize step knows a platform payload. */
+export interface ChatEvent {
+  platform: Platform;
+  tenantId: string;
+  workspaceId: string;
+  /** The platform's delivery identity: one id per delivery source (Slack event_id, Teams activity id, …). */
+  eventId: string;
+  /** The identity of the user message itself: twins from different delivery sources share it. */
+  messageKey: string;
+  conversation: Conversation;
+  author: Author;
+  /** Text with the bot's mention removed. */
+  text: string;
+  /** Epoch milliseconds when this instance received the delivery. */
+  receivedAt: number;
+  raw: unknown;
+}
+
+/** What travels through the queue: the event without its raw payload. */
+export type QueuedEvent = Omit<ChatEvent, "raw">;
+
+export function toQueued({ raw: _raw, ...event }: ChatEvent): QueuedEvent {
+  return event;
+}

@@ -1,0 +1,116 @@
+import type { ChatEvent, Platform, QueuedEvent } from "./chat-event.ts";
+import { toQueued } from "./chat-event.ts";
+import { MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
+import type { EventGate } from "./event-gate.ts";
+import { eventKey } from "./keys.ts";
+import type { JobQueue } from "./ports/job-queue.ts";
+import type { InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
+import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
+
+export interface IngestResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A gate and the queue behind it. The shared lane uses the cluster's store; the local lane is in-process. */
+export interface Lane {
+  gate: EventGate;
+  queue: JobQueue<QueuedEvent>;
+}
+
+export interface IngestDeps {
+  directory: TenantDirectory;
+  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  shared: Lane;
+  /** Where fail-open workspaces go while the shared store is unreachable: best-effort, this instance only. */
+  local: Lane;
+  telemetry: Telemetry;
+  logger: Logger;
+  now?: () => number;
+}
+
+const ok = (body: unknown = { ok: true }): IngestResponse => ({ status: 200, body });
+const refuse = (status: number, error: string): IngestResponse => ({ status, body: { error } });
+
+/**
+ * The receiving half of the pipeline: find the workspace, verify, normalize, gate, enqueue, ack.
+ * Nothing here waits on the agent or the platform's API, so the ack stays well inside every platform's deadline.
+ */
+export class Ingest {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: IngestDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async handle(platform: Platform, workspaceId: string, request: InboundRequest): Promise<IngestResponse> {
+    const started = performance.now();
+    const response = await this.receive(platform, workspaceId, request);
+    this.deps.telemetry.acked(platform, response.status, performance.now() - started);
+    return response;
+  }
+
+  private async receive(platform: Platform, workspaceId: string, request: InboundRequest): Promise<IngestResponse> {
+    const adapter = this.deps.adapters.get(platform);
+    const workspace = adapter && (await this.deps.directory.workspace(workspaceId));
+    if (!adapter || !workspace || workspace.platform !== platform) return refuse(404, "unknown workspace");
+
+    const receivedAt = this.now();
+    try {
+      await adapter.verify(request, workspace, receivedAt);
+      const inbound = adapter.normalize(request, workspace, receivedAt);
+      if (inbound.kind !== "respond" && inbound.retry) {
+        this.deps.telemetry.platformRetry(platform, inbound.retry.reason);
+        this.deps.logger.info({ workspaceId, retry: inbound.retry }, "platform redelivery");
+      }
+      if (inbound.kind === "respond") return { status: inbound.status, body: inbound.body };
+      if (inbound.kind === "ignore") return ok();
+      return await this.admit(inbound.event, workspace);
+    } catch (error) {
+      if (error instanceof VerificationError) return refuse(401, error.message);
+      if (error instanceof MalformedPayloadError) return refuse(400, error.message);
+      throw error;
+    }
+  }
+
+  private async admit(event: ChatEvent, workspace: Workspace): Promise<IngestResponse> {
+    const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
+    this.deps.telemetry.deliveryReceived(ws);
+    try {
+      return await this.admitThrough(this.deps.shared, event, workspace, ws);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      if (workspace.settings.failMode === "closed") {
+        this.deps.logger.warn({ workspaceId: ws.workspaceId, err: error }, "store unavailable: refusing (fail closed)");
+        return { ...refuse(503, "store unavailable, retry later"), headers: { "retry-after": "5" } };
+      }
+      this.deps.telemetry.failOpenPass(ws);
+      this.deps.logger.warn(
+        { workspaceId: ws.workspaceId, err: error },
+        "store unavailable: answering without the shared store (fail open); duplicates across instances are possible",
+      );
+      return this.admitThrough(this.deps.local, event, workspace, ws);
+    }
+  }
+
+  private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
+    const claim = await lane.gate.admit(event);
+    if (!claim.claimed) {
+      this.deps.telemetry.eventDuplicate(ws);
+      return ok({ ok: true, duplicate: true });
+    }
+    try {
+      await lane.queue.enqueue(eventKey(event), toQueued(event));
+    } catch (error) {
+      await lane.gate.abandon(event, claim.token).catch(() => {});
+      throw error;
+    }
+    // The job is durable now; should this mark fail, the lease lapses and a redelivery finds the job id taken.
+    await lane.gate
+      .markQueued(event, claim.token, workspace.settings.eventTtlSeconds * 1000)
+      .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"));
+    return ok();
+  }
+}

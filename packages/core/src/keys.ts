@@ -1,0 +1,22 @@
+import type { ChatEvent, QueuedEvent } from "./chat-event.ts";
+
+/*
+ * Every key is scoped by workspace, so two tenants can never collide. The platform's own ids may contain any
+ * character; the workspace id is ours and never contains ':'.
+ */
+
+/** One delivery identity: stops redeliveries of the same event. */
+export function eventKey(event: Pick<ChatEvent, "workspaceId" | "eventId">): string {
+  return `event:${event.workspaceId}:${event.eventId}`;
+}
+
+/** One user message: stops twins that arrive with different event ids. */
+export function replyKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">): string {
+  return `reply:${event.workspaceId}:${event.messageKey}`;
+}
+
+/** One conversation thread's memory. */
+export function conversationKey(event: Pick<QueuedEvent, "workspaceId" | "conversation">): string {
+  const { id, threadId } = event.conversation;
+  return `conversation:${event.workspaceId}:${id}:${threadId ?? ""}`;
+}

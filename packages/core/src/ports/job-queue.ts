@@ -1,0 +1,25 @@
+export interface Job<T> {
+  id: string;
+  data: T;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+export type JobHandler<T> = (job: Job<T>) => Promise<void>;
+
+export interface Consumer {
+  /** Stops taking jobs and waits for the ones in hand to finish or be handed back. */
+  close(): Promise<void>;
+}
+
+/**
+ * A durable queue between the ack and the answer. A handler that throws is retried with exponential backoff and
+ * jitter up to the queue's attempt limit; a consumer that dies mid-job has its jobs picked up by another consumer.
+ */
+export interface JobQueue<T> {
+  /** Resolves once the job is stored. A job id already known to the queue is not added twice. */
+  enqueue(id: string, data: T): Promise<void>;
+  consume(handler: JobHandler<T>): Consumer;
+  /** Jobs waiting, delayed for a retry, or running. */
+  depth(): Promise<number>;
+}

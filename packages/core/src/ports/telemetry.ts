@@ -1,0 +1,34 @@
+import type { Platform } from "../chat-event.ts";
+
+export interface WorkspaceRef {
+  platform: Platform;
+  tenantId: string;
+  workspaceId: string;
+}
+
+export type FailureStage = "ingest" | "agent" | "send" | "commit";
+
+/**
+ * What the pipeline reports as it goes. The server turns it into Prometheus metrics and cluster-wide stats;
+ * implementations must not block or throw: these calls sit on the ack path.
+ */
+export interface Telemetry {
+  deliveryReceived(ws: WorkspaceRef): void;
+  platformRetry(platform: Platform, reason: string): void;
+  eventDuplicate(ws: WorkspaceRef): void;
+  failOpenPass(ws: WorkspaceRef): void;
+  acked(platform: Platform, status: number, latencyMs: number): void;
+  replyDuplicate(ws: WorkspaceRef): void;
+  replySent(ws: WorkspaceRef, eventToReplyMs: number): void;
+  outcomeUnknown(ws: WorkspaceRef): void;
+  failure(ws: WorkspaceRef, stage: FailureStage): void;
+  llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void;
+}
+
+/** The subset of pino the core writes to. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}

@@ -1,0 +1,21 @@
+import type { Platform } from "../chat-event.ts";
+import type { WorkspaceSettings } from "../settings.ts";
+
+/** What a platform told us about our bot when the workspace was connected (Slack auth.test, Chatwork GET /me, …). */
+export type BotIdentity = Record<string, string>;
+
+export interface Workspace<C = unknown> {
+  id: string;
+  tenantId: string;
+  platform: Platform;
+  name: string;
+  /** Decrypted; never logged, never returned by the admin API. */
+  credentials: C;
+  settings: WorkspaceSettings;
+  identity: BotIdentity;
+}
+
+/** Finds workspaces for the pipeline. "Unknown" is never cached: a workspace created a second ago must be found. */
+export interface TenantDirectory {
+  workspace(id: string): Promise<Workspace | undefined>;
+}

@@ -1,0 +1,47 @@
+import type { QueuedEvent } from "./chat-event.ts";
+import { replyKey } from "./keys.ts";
+import { type HeldLease, holdLease } from "./lease.ts";
+import type { ClaimStore } from "./ports/claim-store.ts";
+
+export type ReplyClaim =
+  | { outcome: "claimed"; token: string }
+  /** The message was answered already. */
+  | { outcome: "answered" }
+  /** A twin job (another delivery of the same message) is answering it now; its own job will finish the work. */
+  | { outcome: "answering-elsewhere" }
+  /** This very job's earlier attempt still holds the lease (it died or stalled): wait for the lease to lapse. */
+  | { outcome: "held-by-earlier-attempt" };
+
+/** Value committed when a send's outcome could not be established: the message is never sent again. */
+export const outcomeUnknown = "outcome-unknown";
+
+/**
+ * The second layer: one claim per user message (its `messageKey`), taken before the agent runs, so neither the
+ * LLM nor the platform sees a twin. Claims name the job that holds them, which tells a twin from a retry.
+ */
+export class ReplyLedger {
+  constructor(
+    private readonly store: ClaimStore,
+    private readonly leaseMs: number,
+  ) {}
+
+  async claim(event: QueuedEvent, jobId: string): Promise<ReplyClaim> {
+    const result = await this.store.claim(replyKey(event), jobId, this.leaseMs);
+    if (result.claimed) return { outcome: "claimed", token: result.token };
+    if (result.record.state === "done") return { outcome: "answered" };
+    return result.record.owner === jobId ? { outcome: "held-by-earlier-attempt" } : { outcome: "answering-elsewhere" };
+  }
+
+  hold(event: QueuedEvent, token: string): HeldLease {
+    return holdLease(this.store, replyKey(event), token, this.leaseMs);
+  }
+
+  /** Records what was posted (the platform's message id, or `outcomeUnknown`). */
+  commit(event: QueuedEvent, token: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.store.commit(replyKey(event), token, value, ttlMs);
+  }
+
+  release(event: QueuedEvent, token: string): Promise<boolean> {
+    return this.store.release(replyKey(event), token);
+  }
+}

@@ -1,0 +1,119 @@
+import type { Platform, QueuedEvent } from "./chat-event.ts";
+import { ReplyLeaseHeldError } from "./errors.ts";
+import { conversationKey, replyKey } from "./keys.ts";
+import type { Delivery, OutboundSender } from "./outbound-sender.ts";
+import type { Agent } from "./ports/agent.ts";
+import type { ConversationMemory } from "./ports/conversation-memory.ts";
+import type { Job } from "./ports/job-queue.ts";
+import type { PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
+import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
+import { outcomeUnknown, type ReplyLedger } from "./reply-ledger.ts";
+
+export interface ReplyWorkerDeps {
+  directory: TenantDirectory;
+  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  ledger: ReplyLedger;
+  sender: OutboundSender;
+  agent: Agent;
+  memory: ConversationMemory;
+  telemetry: Telemetry;
+  logger: Logger;
+  /** Turns of the thread given to the agent, and kept. */
+  historyTurns?: number;
+  historyTtlMs?: number;
+}
+
+const commitAttempts = 3;
+
+/**
+ * The answering half of the pipeline, run by any instance for any queued event: claim the reply, ask the agent,
+ * send once, commit. A thrown error means nothing was posted and the queue will retry the job.
+ */
+export class ReplyWorker {
+  constructor(private readonly deps: ReplyWorkerDeps) {}
+
+  readonly handle = async (job: Job<QueuedEvent>): Promise<void> => {
+    const event = job.data;
+    const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
+    const workspace = await this.deps.directory.workspace(event.workspaceId);
+    const adapter = this.deps.adapters.get(event.platform);
+    if (!workspace || !adapter) {
+      this.deps.logger.warn({ workspaceId: ws.workspaceId, jobId: job.id }, "workspace gone; dropping its job");
+      return;
+    }
+
+    const claim = await this.deps.ledger.claim(event, job.id);
+    switch (claim.outcome) {
+      case "answered":
+      case "answering-elsewhere":
+        this.deps.telemetry.replyDuplicate(ws);
+        return;
+      case "held-by-earlier-attempt":
+        throw new ReplyLeaseHeldError(`an earlier attempt of ${job.id} still holds ${replyKey(event)}`);
+      case "claimed":
+        return this.answer(event, workspace, adapter, claim.token, ws);
+    }
+  };
+
+  private async answer(
+    event: QueuedEvent,
+    workspace: Workspace,
+    adapter: PlatformAdapter,
+    token: string,
+    ws: WorkspaceRef,
+  ): Promise<void> {
+    const { ledger, agent, memory, sender, telemetry } = this.deps;
+    const turns = this.deps.historyTurns ?? 20;
+    const lease = ledger.hold(event, token);
+    let stage: FailureStage = "agent";
+    let delivery: Delivery;
+    let text: string;
+    try {
+      const history = await memory.recent(conversationKey(event), turns);
+      const started = performance.now();
+      const answer = await agent.answer({ event, settings: workspace.settings, history, signal: lease.signal });
+      const usage = answer.usage.inputTokens + answer.usage.outputTokens;
+      telemetry.llmUsed(ws, usage, performance.now() - started);
+      lease.signal.throwIfAborted();
+      stage = "send";
+      text = answer.text;
+      delivery = await sender.send(adapter, workspace, { event, text, replyKey: replyKey(event) }, lease.signal);
+    } catch (error) {
+      lease.stop();
+      telemetry.failure(ws, stage);
+      await ledger.release(event, token).catch(() => {});
+      throw error;
+    }
+    lease.stop();
+
+    // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
+    if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
+    const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
+    if (!(await this.commit(event, token, value, workspace.settings.replyTtlSeconds * 1000))) {
+      telemetry.failure(ws, "commit");
+    }
+    telemetry.replySent(ws, Date.now() - event.receivedAt);
+    const history = [
+      { role: "user" as const, text: event.text },
+      { role: "assistant" as const, text },
+    ];
+    await memory
+      .append(conversationKey(event), history, turns, this.deps.historyTtlMs ?? 7 * 86_400_000)
+      .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
+  }
+
+  private async commit(event: QueuedEvent, token: string, value: string, ttlMs: number): Promise<boolean> {
+    for (let attempt = 1; attempt <= commitAttempts; attempt++) {
+      try {
+        if (await this.deps.ledger.commit(event, token, value, ttlMs)) return true;
+        this.deps.logger.error({ replyKey: replyKey(event) }, "reply sent but its claim had passed to another owner");
+        return false;
+      } catch (err) {
+        this.deps.logger.warn({ err, attempt, replyKey: replyKey(event) }, "could not commit a sent reply");
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+export const failModes = ["open", "closed"] as const;
+export type FailMode = (typeof failModes)[number];
+
+const seconds = (max: number) => z.number().int().min(60).max(max);
+
+/** What a tenant admin tunes per workspace. Everything is optional; `resolveSettings` fills the defaults. */
+export const workspaceSettingsSchema = z
+  .object({
+    systemPrompt: z.string().max(20_000).optional(),
+    model: z.string().min(1).max(200).optional(),
+    failMode: z.enum(failModes).optional(),
+    /** How long a delivery's `done` marker lives. Slack retries for ~6 min and may redeliver later: default 24 h. */
+    eventTtlSeconds: seconds(7 * 86_400).optional(),
+    /** How long a reply's `sent` marker lives. */
+    replyTtlSeconds: seconds(7 * 86_400).optional(),
+  })
+  .strict();
+
+export type WorkspaceSettingsInput = z.infer<typeof workspaceSettingsSchema>;
+
+export interface WorkspaceSettings {
+  systemPrompt: string;
+  model: string;
+  failMode: FailMode;
+  eventTtlSeconds: number;
+  replyTtlSeconds: number;
+}
+
+export const defaultSystemPrompt =
+  "You are a helpful member of staff who lives in this team's chat. Answer clearly and briefly, in the language of the question.";
+export const defaultModel = "claude-sonnet-4-5";
+export const defaultTtlSeconds = 86_400;
+
+export function resolveSettings(input: WorkspaceSettingsInput, defaultFailMode: FailMode): WorkspaceSettings {
+  return {
+    systemPrompt: input.systemPrompt ?? defaultSystemPrompt,
+    model: input.model ?? defaultModel,
+    failMode: input.failMode ?? defaultFailMode,
+    eventTtlSeconds: input.eventTtlSeconds ?? defaultTtlSeconds,
+    replyTtlSeconds: input.replyTtlSeconds ?? defaultTtlSeconds,
+  };
+}
