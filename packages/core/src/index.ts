@@ -11,6 +11,7 @@ export type * from "./ports/claim-store.ts";
 export type * from "./ports/conversation-memory.ts";
 export type * from "./ports/job-queue.ts";
 export type * from "./ports/platform-adapter.ts";
+export type * from "./ports/rate-limiter.ts";
 export * from "./ports/stats-store.ts";
 export type * from "./ports/telemetry.ts";
 export type * from "./ports/tenant-directory.ts";
