@@ -1,0 +1,142 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export interface RecordedCall {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage["headers"];
+  rawBody: string;
+  /** The body parsed as JSON or as a form, whichever its content type says. */
+  body: unknown;
+  at: number;
+  /** The status the fake answered with. */
+  status?: number;
+}
+
+export interface FakeResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export type RouteHandler = (call: RecordedCall) => FakeResponse | Promise<FakeResponse>;
+
+/**
+ * What a fake does instead of, or around, its normal answer:
+ * - `respond`: answer this instead, without doing the work (a 500, a 429 with Retry-After, an error body);
+ * - `stallMs`: wait before doing the work (a slow platform or LLM);
+ * - `delayAnswerMs`: do the work, then wait before answering (a post that lands but whose answer times out).
+ */
+export type Fault = { respond: FakeResponse } | { stallMs: number } | { delayAnswerMs: number };
+
+/**
+ * A real HTTP server on 127.0.0.1 that records every call, for the outside platforms' APIs. Routes are
+ * "METHOD /path"; faults are queued per route and used up one call at a time (or held until cleared).
+ */
+export class FakeServer {
+  readonly calls: RecordedCall[] = [];
+  private readonly server: Server;
+  private readonly faults = new Map<string, { fault: Fault; times: number }[]>();
+  private baseUrl = "";
+
+  constructor(private readonly routes: Record<string, RouteHandler>) {
+    this.server = createServer((req, res) => {
+      this.serve(req, res).catch((error) => {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: String(error) }));
+      });
+    });
+  }
+
+  async start(port = 0): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(port, "127.0.0.1", resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** http://127.0.0.1:<port> */
+  get url(): string {
+    return this.baseUrl;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Applies `fault` to the next `times` calls of `route` (default: until `clearFaults`). */
+  fault(route: string, fault: Fault, times = Number.POSITIVE_INFINITY): this {
+    const queue = this.faults.get(route) ?? [];
+    queue.push({ fault, times });
+    this.faults.set(route, queue);
+    return this;
+  }
+
+  clearFaults(): this {
+    this.faults.clear();
+    return this;
+  }
+
+  /** Recorded calls of one route ("POST /api/chat.postMessage"). */
+  callsTo(route: string): RecordedCall[] {
+    return this.calls.filter((call) => `${call.method} ${call.path}` === route);
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const call = await record(req);
+    this.calls.push(call);
+    const route = `${call.method} ${call.path}`;
+    const handler = this.routes[route];
+    const fault = this.takeFault(route);
+    let response: FakeResponse;
+    if (!handler) response = { status: 404, body: { error: `no route ${route}` } };
+    else if (fault && "respond" in fault) response = fault.respond;
+    else {
+      if (fault && "stallMs" in fault) await sleep(fault.stallMs);
+      response = await handler(call);
+      if (fault && "delayAnswerMs" in fault) await sleep(fault.delayAnswerMs);
+    }
+    call.status = response.status;
+    if (res.destroyed) return;
+    const body = response.body === undefined ? "" : JSON.stringify(response.body);
+    res.writeHead(response.status, { "content-type": "application/json; charset=utf-8", ...response.headers });
+    res.end(body);
+  }
+
+  private takeFault(route: string): Fault | undefined {
+    const queue = this.faults.get(route);
+    const next = queue?.[0];
+    if (!queue || !next) return undefined;
+    if (--next.times <= 0) queue.shift();
+    return next.fault;
+  }
+}
+
+async function record(req: IncomingMessage): Promise<RecordedCall> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const rawBody = Buffer.concat(chunks).toString("utf8");
+  const url = new URL(req.url ?? "/", "http://fake");
+  return {
+    method: req.method ?? "GET",
+    path: url.pathname,
+    query: url.searchParams,
+    headers: req.headers,
+    rawBody,
+    body: parseBody(rawBody, req.headers["content-type"]),
+    at: Date.now(),
+  };
+}
+
+function parseBody(raw: string, contentType = ""): unknown {
+  if (raw === "") return undefined;
+  if (contentType.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(raw));
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,2 @@
+export * from "./adapter-contract.ts";
+export * from "./fake-server.ts";
