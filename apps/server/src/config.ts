@@ -1,0 +1,85 @@
+import { hostname } from "node:os";
+import { z } from "zod";
+
+const optional = z
+  .string()
+  .optional()
+  .transform((value) => (value === "" ? undefined : value));
+const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+/** The environment the service reads; every variable is optional (DESIGN.md, "The outside contract"). */
+const environment = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  PUBLIC_URL: optional,
+  ROLE: z.enum(["all", "web", "worker"]).default("all"),
+  INSTANCE_ID: optional,
+  REDIS_URL: optional,
+  DATABASE_URL: optional,
+  DATA_DIR: z.string().default("./data"),
+  ADMIN_TOKEN: optional,
+  SECRET_KEY: optional,
+  ANTHROPIC_API_KEY: optional,
+  ANTHROPIC_BASE_URL: optional,
+  SLACK_API_URL: optional,
+  CHATWORK_API_URL: optional,
+  TEAMS_OPENID_METADATA_URL: optional,
+  TEAMS_TOKEN_ISSUER: optional,
+  TEAMS_LOGIN_URL: optional,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Tuning, rarely needed: how long a claim lives without renewal, and how long a job's lock does. */
+  CLAIM_LEASE_SECONDS: seconds(30),
+  JOB_LOCK_SECONDS: seconds(30),
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+});
+
+export type Role = "all" | "web" | "worker";
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  role: Role;
+  instanceId: string;
+  redisUrl?: string;
+  databaseUrl?: string;
+  dataDir: string;
+  adminToken?: string;
+  secretKey?: string;
+  anthropic: { apiKey?: string; baseUrl?: string };
+  slackApiUrl?: string;
+  chatworkApiUrl?: string;
+  teams: { openIdMetadataUrl?: string; tokenIssuer?: string; loginUrl?: string };
+  logLevel: string;
+  claimLeaseMs: number;
+  jobLockMs: number;
+  workerConcurrency: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = environment.parse(env);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    role: e.ROLE,
+    instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+    redisUrl: e.REDIS_URL,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    adminToken: e.ADMIN_TOKEN,
+    secretKey: e.SECRET_KEY,
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+    slackApiUrl: e.SLACK_API_URL,
+    chatworkApiUrl: e.CHATWORK_API_URL,
+    teams: {
+      openIdMetadataUrl: e.TEAMS_OPENID_METADATA_URL,
+      tokenIssuer: e.TEAMS_TOKEN_ISSUER,
+      loginUrl: e.TEAMS_LOGIN_URL,
+    },
+    logLevel: e.LOG_LEVEL,
+    claimLeaseMs: e.CLAIM_LEASE_SECONDS * 1000,
+    jobLockMs: e.JOB_LOCK_SECONDS * 1000,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+  };
+}

@@ -1,0 +1,42 @@
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from "pino";
+
+/*
+ * Secrets must never reach a log line. Credentials travel under a handful of names; errors thrown by HTTP clients
+ * (axios inside botbuilder, the Slack and Anthropic SDKs) can carry the request they made, headers included.
+ */
+const secretFields = [
+  "credentials",
+  "signingSecret",
+  "botToken",
+  "appPassword",
+  "apiToken",
+  "webhookToken",
+  "webhookTokens",
+  "token",
+  "password",
+  "secret",
+  "authorization",
+];
+const redactPaths = [
+  ...secretFields.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "req.headers['x-chatworktoken']",
+  "req.headers['x-api-key']",
+  "*.headers",
+  "*.config",
+  "*.request",
+  "*.response",
+];
+
+export function loggerOptions(level: string, instanceId: string): LoggerOptions {
+  return {
+    level,
+    base: { instance: instanceId },
+    redact: { paths: redactPaths, censor: "[redacted]" },
+  };
+}
+
+export function createLogger(level: string, instanceId: string, destination?: DestinationStream): Logger {
+  return pino(loggerOptions(level, instanceId), destination);
+}

@@ -1,0 +1,93 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const slowBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
+
+/** The Prometheus metrics of one instance (`GET /metrics`). */
+export function createMetrics(depth: () => Promise<number>) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    deliveries: new Counter({
+      name: "resident_deliveries_received_total",
+      help: "Verified message deliveries received, before deduplication",
+      labelNames: ["platform"],
+      registers,
+    }),
+    platformRetries: new Counter({
+      name: "resident_platform_retries_total",
+      help: "Deliveries the platform marked as retries, by its reason",
+      labelNames: ["platform", "reason"],
+      registers,
+    }),
+    duplicates: new Counter({
+      name: "resident_duplicates_suppressed_total",
+      help: "Duplicates stopped, at the event layer (redeliveries) or the reply layer (twins)",
+      labelNames: ["platform", "layer"],
+      registers,
+    }),
+    replies: new Counter({
+      name: "resident_replies_sent_total",
+      help: "Replies posted to the platform",
+      labelNames: ["platform"],
+      registers,
+    }),
+    outcomeUnknown: new Counter({
+      name: "resident_send_outcome_unknown_total",
+      help: "Sends whose outcome could not be established; never resent",
+      labelNames: ["platform"],
+      registers,
+    }),
+    failures: new Counter({
+      name: "resident_failures_total",
+      help: "Failed attempts by pipeline stage (retried by the queue unless attempts ran out)",
+      labelNames: ["platform", "stage"],
+      registers,
+    }),
+    failOpen: new Counter({
+      name: "resident_fail_open_passes_total",
+      help: "Deliveries processed without the shared store because their workspace fails open",
+      labelNames: ["platform"],
+      registers,
+    }),
+    llmTokens: new Counter({
+      name: "resident_llm_tokens_total",
+      help: "LLM tokens used, input and output",
+      labelNames: ["platform"],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: "resident_queue_depth",
+      help: "Jobs waiting, delayed or running in the shared queue",
+      registers,
+      async collect() {
+        this.set(await depth().catch(() => Number.NaN));
+      },
+    }),
+    ackLatency: new Histogram({
+      name: "resident_ack_latency_seconds",
+      help: "Time from a webhook's arrival to its answer",
+      labelNames: ["platform", "status"],
+      buckets: latencyBuckets,
+      registers,
+    }),
+    llmLatency: new Histogram({
+      name: "resident_llm_latency_seconds",
+      help: "Time the agent took to answer",
+      labelNames: ["platform"],
+      buckets: slowBuckets,
+      registers,
+    }),
+    eventToReply: new Histogram({
+      name: "resident_event_to_reply_seconds",
+      help: "Time from a message's arrival to its reply being posted",
+      labelNames: ["platform"],
+      buckets: slowBuckets,
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,41 @@
+import type { Ingest, Platform } from "@resident/core";
+import type { FastifyPluginAsync } from "fastify";
+import { webhookBase } from "../webhook-paths.ts";
+
+export interface WebhookOptions {
+  ingest: Ingest;
+  platforms: Platform[];
+}
+
+const params = {
+  type: "object",
+  properties: { workspaceId: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" } },
+  required: ["workspaceId"],
+} as const;
+
+/**
+ * The receivers: each hands the raw delivery to the ingest pipeline untouched. Bodies stay bytes in this scope,
+ * because signatures cover the exact bytes and a body must not be trusted (or parsed) before it is verified.
+ */
+export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { ingest, platforms }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+
+  for (const platform of platforms) {
+    app.post<{ Params: { workspaceId: string }; Body: Buffer | undefined; Querystring: Record<string, string> }>(
+      `${webhookBase[platform]}/:workspaceId`,
+      { schema: { params }, logLevel: "warn" },
+      async (request, reply) => {
+        const response = await ingest.handle(platform, request.params.workspaceId, {
+          rawBody: request.body ?? Buffer.alloc(0),
+          headers: request.headers,
+          query: request.query,
+        });
+        return reply
+          .code(response.status)
+          .headers(response.headers ?? {})
+          .send(response.body);
+      },
+    );
+  }
+};

@@ -1,0 +1,101 @@
+import type { FailureStage, Logger, Platform, StatCounts, StatsStore, Telemetry, WorkspaceRef } from "@resident/core";
+import type { Metrics } from "./metrics.ts";
+
+/**
+ * Reports the pipeline twice: to this instance's Prometheus metrics at once, and to the cluster-wide stats store
+ * in batches. Batching keeps the ack path at its one store round trip and makes a stats outage cost nothing but
+ * a late count.
+ */
+export class ServiceTelemetry implements Telemetry {
+  private pending = new Map<string, { ws: WorkspaceRef; counts: Partial<StatCounts> }>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly stats: StatsStore,
+    private readonly logger: Logger,
+    flushEveryMs = 1000,
+  ) {
+    this.timer = setInterval(() => void this.flush(), flushEveryMs);
+    this.timer.unref();
+  }
+
+  deliveryReceived(ws: WorkspaceRef): void {
+    this.metrics.deliveries.inc({ platform: ws.platform });
+    this.count(ws, "events");
+  }
+
+  platformRetry(platform: Platform, reason: string): void {
+    this.metrics.platformRetries.inc({ platform, reason });
+  }
+
+  eventDuplicate(ws: WorkspaceRef): void {
+    this.metrics.duplicates.inc({ platform: ws.platform, layer: "event" });
+    this.count(ws, "duplicateEvents");
+  }
+
+  failOpenPass(ws: WorkspaceRef): void {
+    this.metrics.failOpen.inc({ platform: ws.platform });
+  }
+
+  acked(platform: Platform, status: number, latencyMs: number): void {
+    this.metrics.ackLatency.observe({ platform, status: String(status) }, latencyMs / 1000);
+  }
+
+  replyDuplicate(ws: WorkspaceRef): void {
+    this.metrics.duplicates.inc({ platform: ws.platform, layer: "reply" });
+    this.count(ws, "duplicateReplies");
+  }
+
+  replySent(ws: WorkspaceRef, eventToReplyMs: number): void {
+    this.metrics.replies.inc({ platform: ws.platform });
+    this.metrics.eventToReply.observe({ platform: ws.platform }, eventToReplyMs / 1000);
+    this.count(ws, "replies");
+  }
+
+  outcomeUnknown(ws: WorkspaceRef): void {
+    this.metrics.outcomeUnknown.inc({ platform: ws.platform });
+  }
+
+  failure(ws: WorkspaceRef, stage: FailureStage): void {
+    this.metrics.failures.inc({ platform: ws.platform, stage });
+    this.count(ws, "failures");
+  }
+
+  llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void {
+    this.metrics.llmTokens.inc({ platform: ws.platform }, tokens);
+    this.metrics.llmLatency.observe({ platform: ws.platform }, latencyMs / 1000);
+    this.count(ws, "llmTokens", tokens);
+  }
+
+  /** Writes the counts gathered so far; on failure they are kept for the next flush. */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    const increments = [...batch.values()].map(({ ws, counts }) => ({
+      tenantId: ws.tenantId,
+      workspaceId: ws.workspaceId,
+      counts,
+    }));
+    try {
+      await this.stats.add(increments);
+    } catch (err) {
+      this.logger.warn({ err }, "could not write stats; keeping them for the next flush");
+      for (const { ws, counts } of batch.values())
+        for (const [counter, by] of Object.entries(counts)) this.count(ws, counter as keyof StatCounts, by);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private count(ws: WorkspaceRef, counter: keyof StatCounts, by = 1): void {
+    const key = `${ws.tenantId}/${ws.workspaceId}`;
+    const entry = this.pending.get(key) ?? { ws, counts: {} };
+    entry.counts[counter] = (entry.counts[counter] ?? 0) + by;
+    this.pending.set(key, entry);
+  }
+}

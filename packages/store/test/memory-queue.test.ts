@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { MemoryQueue } from "../src/memory/memory-queue.ts";
+
+const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 5_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe("MemoryQueue", () => {
+  it("runs each job once and refuses a known id", async () => {
+    const queue = new MemoryQueue<string>();
+    const seen: string[] = [];
+    const consumer = queue.consume(async (job) => {
+      seen.push(job.data);
+    });
+    await Promise.all([queue.enqueue("a", "first"), queue.enqueue("a", "again"), queue.enqueue("b", "second")]);
+    await until(() => seen.length === 2);
+    await queue.enqueue("a", "after completion");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen.sort()).toEqual(["first", "second"]);
+    await consumer.close();
+  });
+
+  it("retries a failing job with backoff, counting attempts, until it succeeds", async () => {
+    const queue = new MemoryQueue<string>({ backoffMs: 20 });
+    const attempts: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      attempts.push(job.attempt);
+      if (job.attempt < 3) throw new Error("not yet");
+    });
+    await queue.enqueue("j", "x");
+    await until(() => attempts.length === 3);
+    await until(async () => (await queue.depth()) === 0);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(await queue.depth()).toBe(0);
+    await consumer.close();
+  });
+
+  it("gives up after its attempts", async () => {
+    const queue = new MemoryQueue<string>({ attempts: 2, backoffMs: 10 });
+    let runs = 0;
+    const consumer = queue.consume(async () => {
+      runs++;
+      throw new Error("always");
+    });
+    await queue.enqueue("j", "x");
+    await until(() => runs === 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(runs).toBe(2);
+    expect(await queue.depth()).toBe(0);
+    await consumer.close();
+  });
+
+  it("counts waiting and running jobs, and close waits for running ones", async () => {
+    const queue = new MemoryQueue<string>({ concurrency: 1 });
+    let finish = () => {};
+    let finished = 0;
+    const consumer = queue.consume(
+      () =>
+        new Promise<void>((resolve) => {
+          finish = () => {
+            finished++;
+            resolve();
+          };
+        }),
+    );
+    await queue.enqueue("a", "x");
+    await queue.enqueue("b", "y");
+    expect(await queue.depth()).toBe(2);
+    const closed = consumer.close();
+    finish();
+    await closed;
+    expect(finished).toBe(1);
+    expect(await queue.depth()).toBe(1);
+  });
+});
