@@ -1,0 +1,50 @@
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+
+/** A child process whose output is kept (for a failing test's report) and which is stopped by pid. */
+export class ManagedProcess {
+  readonly output: string[] = [];
+  private readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.output.push(chunk.toString());
+      if (this.output.length > 2000) this.output.splice(0, 1000);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  }
+
+  static spawn(name: string, command: string, args: string[], options: SpawnOptions = {}): ManagedProcess {
+    return new ManagedProcess(name, spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options }));
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Sends the signal and waits for the exit (SIGKILL after `graceMs` if it lingers). */
+  async stop(signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    process.kill(this.pid, signal);
+    const timer = setTimeout(() => this.running && process.kill(this.pid, "SIGKILL"), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** kill -9: the process gets no chance to finish anything. */
+  kill(): Promise<void> {
+    return this.stop("SIGKILL");
+  }
+
+  log(): string {
+    return this.output.join("");
+  }
+}

@@ -1,0 +1,4 @@
+export * from "./child.ts";
+export * from "./free-port.ts";
+export * from "./instance.ts";
+export * from "./nginx.ts";
