@@ -30,7 +30,7 @@ export interface WorkspaceSettings {
 
 export const defaultSystemPrompt =
   "You are a helpful member of staff who lives in this team's chat. Answer clearly and briefly, in the language of the question.";
-export const defaultModel = "claude-sonnet-4-5";
+export const defaultModel = "claude-sonnet-4-6";
 export const defaultTtlSeconds = 86_400;
 
 export function resolveSettings(input: WorkspaceSettingsInput, defaultFailMode: FailMode): WorkspaceSettings {

@@ -1,0 +1,4 @@
+export * from "./agent-error.ts";
+export * from "./anthropic-agent.ts";
+export * from "./create-agent.ts";
+export * from "./echo-agent.ts";

@@ -1,0 +1,199 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
+
+const route = "POST /v1/messages";
+
+export interface FakeMessage {
+  role: string;
+  /** The message's text: its string content, or its text blocks joined. */
+  text: string;
+}
+
+/** One call to the fake as the Messages API would read it. */
+export interface AnthropicCall {
+  model?: string;
+  system?: string;
+  maxTokens?: number;
+  messages: FakeMessage[];
+  /** The key the caller presented, in `x-api-key` or `Authorization: Bearer`. */
+  apiKey?: string;
+  /** What the fake answered with. */
+  status?: number;
+  request: RecordedCall;
+}
+
+/** What the fake answers: its text (several strings: several text blocks), and optionally usage and stop reason. */
+export interface FakeAnswer {
+  text: string | string[];
+  usage?: { input_tokens: number; output_tokens: number };
+  stopReason?: string;
+}
+
+export type Answerer = (call: AnthropicCall) => string | FakeAnswer;
+
+export interface FakeAnthropicOptions {
+  /** The only key accepted; default: any non-empty key. */
+  apiKey?: string;
+  /** Default: "answer to: <the last user message>". */
+  answer?: Answerer;
+}
+
+const errorTypes: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
+
+export const defaultAnswer: Answerer = (call) => `answer to: ${call.messages.findLast((m) => m.role === "user")?.text}`;
+
+/**
+ * A fake Anthropic Messages API (`POST /v1/messages`) on a real HTTP server. It is stricter than the real API about
+ * the conversation's shape (first turn user, roles alternating, no empty text), so a test proves what we send is
+ * canonical. Usage is counted in words, deterministically.
+ */
+export class FakeAnthropic {
+  readonly server: FakeServer;
+  private answerer: Answerer;
+  private answered = 0;
+
+  constructor(private readonly options: FakeAnthropicOptions = {}) {
+    this.answerer = options.answer ?? defaultAnswer;
+    this.server = new FakeServer({ [route]: (call) => this.respond(call) });
+  }
+
+  async start(port?: number): Promise<this> {
+    await this.server.start(port);
+    return this;
+  }
+
+  /** http://127.0.0.1:<port>, the value for ANTHROPIC_BASE_URL. */
+  get url(): string {
+    return this.server.url;
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  answerWith(answerer: Answerer): this {
+    this.answerer = answerer;
+    return this;
+  }
+
+  /** Every call to the Messages API, answered or not, oldest first. */
+  calls(): AnthropicCall[] {
+    return this.server.callsTo(route).map(readCall);
+  }
+
+  callCount(): number {
+    return this.server.callsTo(route).length;
+  }
+
+  /** Answers the next `times` calls (default: until `clearFaults`) with an API error, without answering the message. */
+  fail(status = 500, times?: number): this {
+    this.server.fault(route, { respond: apiError(status, "the fake failed on purpose") }, times);
+    return this;
+  }
+
+  /** Answers the next `times` calls (default: until `clearFaults`) with a 429 and a Retry-After. */
+  rateLimit(retryAfterSeconds: number, times?: number): this {
+    const response = {
+      ...apiError(429, "rate limited by the fake"),
+      headers: { "retry-after": String(retryAfterSeconds) },
+    };
+    this.server.fault(route, { respond: response }, times);
+    return this;
+  }
+
+  /** Holds each of the next `times` calls (default: until `clearFaults`) for `ms` before answering it. */
+  hold(ms: number, times?: number): this {
+    this.server.fault(route, { stallMs: ms }, times);
+    return this;
+  }
+
+  clearFaults(): this {
+    this.server.clearFaults();
+    return this;
+  }
+
+  private respond(request: RecordedCall): FakeResponse {
+    const call = readCall(request);
+    if (!call.apiKey || (this.options.apiKey !== undefined && call.apiKey !== this.options.apiKey)) {
+      return apiError(401, "invalid x-api-key");
+    }
+    const invalid = invalidRequest(call);
+    if (invalid) return apiError(400, invalid);
+
+    const answer = this.answerer(call);
+    const { text, usage, stopReason }: FakeAnswer = typeof answer === "string" ? { text: answer } : answer;
+    const blocks = (Array.isArray(text) ? text : [text]).filter((block) => block !== "");
+    const input = [call.system ?? "", ...call.messages.map((m) => m.text)].join(" ");
+    const serial = ++this.answered;
+    return {
+      status: 200,
+      headers: { "request-id": `req_fake_${serial}` },
+      body: {
+        id: `msg_fake_${serial}`,
+        type: "message",
+        role: "assistant",
+        model: call.model,
+        content: blocks.map((block) => ({ type: "text", text: block })),
+        stop_reason: stopReason ?? "end_turn",
+        stop_sequence: null,
+        usage: usage ?? { input_tokens: words(input), output_tokens: words(blocks.join(" ")) },
+      },
+    };
+  }
+}
+
+function readCall(request: RecordedCall): AnthropicCall {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
+  return {
+    model: typeof body.model === "string" ? body.model : undefined,
+    system: body.system === undefined ? undefined : textOf(body.system),
+    maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+    messages: messages.map((m) => ({ role: String(m.role), text: textOf(m.content) })),
+    apiKey: presentedKey(request.headers),
+    status: request.status,
+    request,
+  };
+}
+
+/** The real API reads `x-api-key`; SDK 1.x sends the key as `Authorization: Bearer`. */
+function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers["x-api-key"];
+  if (typeof header === "string" && header !== "") return header;
+  const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? "");
+  return bearer?.[1];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((block) => (block?.type === "text" ? String(block.text) : "")).join("");
+}
+
+function invalidRequest(call: AnthropicCall): string | undefined {
+  if (!call.model) return "model: field required";
+  if (!call.maxTokens || call.maxTokens < 1) return "max_tokens: must be a positive integer";
+  if (call.messages.length === 0) return "messages: at least one message is required";
+  for (const [index, message] of call.messages.entries()) {
+    const expected = index % 2 === 0 ? "user" : "assistant";
+    if (message.role !== expected) return `messages.${index}.role: expected ${expected}, got ${message.role}`;
+    if (message.text.trim() === "") return `messages.${index}: text content blocks must be non-empty`;
+  }
+  return undefined;
+}
+
+function apiError(status: number, message: string): FakeResponse {
+  return { status, body: { type: "error", error: { type: errorTypes[status] ?? "api_error", message } } };
+}
+
+function words(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
