@@ -1,0 +1,54 @@
+import { MalformedPayloadError } from "@resident/core";
+import { type ZodType, z } from "zod";
+
+/* The parts of an Events API body the adapter reads; everything else stays in `raw`. */
+
+export const envelopeTypeSchema = z.object({ type: z.string() });
+
+export const urlVerificationSchema = z.object({ type: z.literal("url_verification"), challenge: z.string().min(1) });
+
+export const appRateLimitedSchema = z.object({
+  type: z.literal("app_rate_limited"),
+  team_id: z.string().optional(),
+  minute_rate_limited: z.number().optional(),
+});
+
+export const eventCallbackSchema = z.object({
+  type: z.literal("event_callback"),
+  api_app_id: z.string().min(1),
+  event_id: z.string().min(1),
+  event: z.looseObject({ type: z.string() }),
+});
+
+/** An app_mention or message event, before the policy decides what it is. */
+export const messageEventSchema = z.object({
+  type: z.enum(["app_mention", "message"]),
+  subtype: z.string().optional(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  bot_profile: z.object({ app_id: z.string().optional() }).optional(),
+  channel: z.string().optional(),
+  channel_type: z.string().optional(),
+  ts: z.string().optional(),
+  thread_ts: z.string().optional(),
+  text: z.string().optional(),
+});
+
+export type MessageEvent = z.infer<typeof messageEventSchema>;
+
+export function parseJsonBody(rawBody: Buffer): unknown {
+  try {
+    return JSON.parse(rawBody.toString("utf8"));
+  } catch {
+    throw new MalformedPayloadError("the body is not JSON");
+  }
+}
+
+/** Parses or throws MalformedPayloadError naming the first field that is wrong (never its value). */
+export function parseAs<T>(schema: ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+  throw new MalformedPayloadError(`malformed ${what}: ${field}${issue?.message ?? "invalid"}`);
+}

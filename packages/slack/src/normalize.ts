@@ -1,0 +1,127 @@
+import {
+  type BotIdentity,
+  type Inbound,
+  type InboundRequest,
+  type Logger,
+  MalformedPayloadError,
+  type RetryNotice,
+  type Workspace,
+} from "@resident/core";
+import {
+  appRateLimitedSchema,
+  envelopeTypeSchema,
+  eventCallbackSchema,
+  type MessageEvent,
+  messageEventSchema,
+  parseAs,
+  parseJsonBody,
+  urlVerificationSchema,
+} from "./envelope.ts";
+import { singleHeader } from "./http-headers.ts";
+import { isSslCheck } from "./ssl-check.ts";
+
+/** Subtypes that are still a person writing a message; every other subtype is an edit, a delete or a notice. */
+const userSubtypes = new Set(["file_share", "thread_broadcast"]);
+
+/**
+ * Turns a verified Events API delivery into a ChatEvent, a handshake answer or nothing (README.md, "Policy").
+ * The bot's identity comes from `workspace.identity` (auth.test at connect); the app is the envelope's api_app_id.
+ */
+export function normalizeSlackDelivery(
+  request: InboundRequest,
+  workspace: Workspace,
+  receivedAt: number,
+  logger?: Logger,
+): Inbound {
+  const retry = retryNotice(request.headers);
+  const ignore = (reason: string): Inbound => ({ kind: "ignore", reason, retry });
+  if (isSslCheck(request)) return { kind: "respond", status: 200, body: { ok: true } };
+
+  const body = parseJsonBody(request.rawBody);
+  const { type } = parseAs(envelopeTypeSchema, body, "Events API body");
+  switch (type) {
+    case "url_verification": {
+      const { challenge } = parseAs(urlVerificationSchema, body, "url_verification");
+      return { kind: "respond", status: 200, body: { challenge } };
+    }
+    case "app_rate_limited": {
+      const notice = parseAs(appRateLimitedSchema, body, "app_rate_limited");
+      logger?.warn(
+        { workspaceId: workspace.id, teamId: notice.team_id, minuteRateLimited: notice.minute_rate_limited },
+        "Slack is dropping this app's events for a minute (app_rate_limited)",
+      );
+      return ignore("app_rate_limited: Slack's notice that it is dropping events for a minute");
+    }
+    case "event_callback":
+      break;
+    default:
+      return ignore(`${type} bodies are not handled`);
+  }
+
+  const envelope = parseAs(eventCallbackSchema, body, "event_callback");
+  if (envelope.event.type !== "app_mention" && envelope.event.type !== "message") {
+    return ignore(`${envelope.event.type} events are not handled`);
+  }
+  const event = parseAs(messageEventSchema, envelope.event, "event");
+  const reason = reasonToIgnore(event, envelope.api_app_id, workspace.identity);
+  if (reason) return ignore(reason);
+
+  const { user, channel, ts } = event;
+  if (!user || !channel || !ts)
+    throw new MalformedPayloadError(`malformed ${event.type} event: user, channel and ts are required`);
+  return {
+    kind: "message",
+    retry,
+    event: {
+      platform: "slack",
+      tenantId: workspace.tenantId,
+      workspaceId: workspace.id,
+      eventId: `${envelope.api_app_id}:${envelope.event_id}`,
+      // app_mention and its message.channels twin carry the same channel and ts.
+      messageKey: `${channel}:${ts}`,
+      conversation: { id: channel, threadId: event.thread_ts ?? ts, replyToId: ts },
+      author: { id: user, isBot: false, isSelf: false },
+      text: stripMention(event.text ?? "", workspace.identity.botUserId),
+      receivedAt,
+      raw: body,
+    },
+  };
+}
+
+/** Why a message event is not for us, or undefined when it is (README.md, "Policy"). */
+function reasonToIgnore(event: MessageEvent, appId: string, identity: BotIdentity): string | undefined {
+  const ownApp = event.bot_profile?.app_id;
+  const own =
+    (identity.botId !== undefined && event.bot_id === identity.botId) ||
+    (identity.botUserId !== undefined && event.user === identity.botUserId) ||
+    (ownApp !== undefined && (ownApp === appId || ownApp === identity.appId));
+  if (own) return "our own message";
+  if (event.bot_id !== undefined || event.subtype === "bot_message") return "another bot's message";
+  if (event.subtype !== undefined && !userSubtypes.has(event.subtype))
+    return `${event.subtype} messages are not answered`;
+  if (
+    event.type === "message" &&
+    event.channel_type !== "im" &&
+    !mentionPattern(identity.botUserId)?.test(event.text ?? "")
+  ) {
+    return "a channel message that does not mention the bot";
+  }
+  return undefined;
+}
+
+/** `<@U123>` or the legacy `<@U123|name>`; undefined while the bot user is unknown (Slack ids are alphanumeric). */
+function mentionPattern(botUserId: string | undefined): RegExp | undefined {
+  if (!botUserId || !/^[A-Za-z0-9]+$/.test(botUserId)) return undefined;
+  return new RegExp(`<@${botUserId}(?:\\|[^>]*)?>[ \\t]*`, "g");
+}
+
+function stripMention(text: string, botUserId: string | undefined): string {
+  const pattern = mentionPattern(botUserId);
+  return (pattern ? text.replace(pattern, "") : text).trim();
+}
+
+function retryNotice(headers: InboundRequest["headers"]): RetryNotice | undefined {
+  const attempt = Number(singleHeader(headers, "x-slack-retry-num"));
+  if (!Number.isInteger(attempt) || attempt < 1) return undefined;
+  return { attempt, reason: singleHeader(headers, "x-slack-retry-reason") ?? "unknown" };
+}

@@ -1,0 +1,105 @@
+import {
+  type BotIdentity,
+  type Inbound,
+  type InboundRequest,
+  InvalidCredentialsError,
+  type Logger,
+  type OutboundReply,
+  OutcomeUnknownError,
+  type PlatformAdapter,
+  type SentReply,
+  type Workspace,
+} from "@resident/core";
+import type { AuthTestResponse } from "@slack/web-api";
+import { type SlackCredentials, slackCredentialsSchema } from "./credentials.ts";
+import { normalizeSlackDelivery } from "./normalize.ts";
+import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
+import { SlackClients } from "./slack-clients.ts";
+import { toConnectError, toSendError } from "./slack-errors.ts";
+import { isSslCheck } from "./ssl-check.ts";
+import { verifySlackSignature } from "./verify-signature.ts";
+
+export interface SlackAdapterOptions {
+  /** The Web API base (SLACK_API_URL); default https://slack.com/api/. */
+  apiUrl?: string;
+  /** How long one Web API call may take before its outcome counts as unknown; default 10 s. */
+  timeoutMs?: number;
+  /** Receives app_rate_limited notices and the Web API client's warnings. */
+  logger?: Logger;
+}
+
+/** Slack through the Events API (HTTP) and the Web API. See README.md for what it answers and why. */
+export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
+  readonly platform = "slack";
+  readonly credentialsSchema = slackCredentialsSchema;
+  // Slack retries a 503 (three times over ~6 minutes), so refusing while the store is down loses nothing.
+  readonly defaultFailMode = "closed";
+  private readonly clients: SlackClients;
+
+  constructor(private readonly options: SlackAdapterOptions = {}) {
+    this.clients = new SlackClients({
+      apiUrl: options.apiUrl ?? "https://slack.com/api/",
+      timeoutMs: options.timeoutMs ?? 10_000,
+      logger: options.logger,
+    });
+  }
+
+  async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
+    if (isSslCheck(request)) return;
+    verifySlackSignature(request, workspace.credentials.signingSecret, now);
+  }
+
+  normalize(request: InboundRequest, workspace: Workspace<SlackCredentials>, receivedAt: number): Inbound {
+    return normalizeSlackDelivery(request, workspace, receivedAt, this.options.logger);
+  }
+
+  async send(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply> {
+    const { conversation } = reply.event;
+    let ts: string | undefined;
+    try {
+      ({ ts } = await this.clients.for(workspace.credentials.botToken).chat.postMessage({
+        channel: conversation.id,
+        thread_ts: conversation.threadId,
+        text: reply.text,
+        unfurl_links: false,
+        metadata: replyMetadata(reply),
+      }));
+    } catch (error) {
+      throw toSendError(error, "chat.postMessage");
+    }
+    if (!ts) throw new OutcomeUnknownError("Slack accepted chat.postMessage without a message ts");
+    return { messageId: ts };
+  }
+
+  /** Reads the thread back for a message stamped with this reply's key. Throws when the thread cannot be read. */
+  async findReply(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
+    const { conversation } = reply.event;
+    const pages = this.clients.for(workspace.credentials.botToken).paginate("conversations.replies", {
+      channel: conversation.id,
+      ts: conversation.threadId ?? conversation.replyToId,
+      include_all_metadata: true,
+      limit: 200,
+    });
+    for await (const page of pages) {
+      const ts = findStampedReply(page, reply.replyKey);
+      if (ts) return { messageId: ts };
+    }
+    return undefined;
+  }
+
+  /** auth.test: the bot user, bot and team behind the token. The app itself is each event's api_app_id. */
+  async connect(credentials: SlackCredentials): Promise<BotIdentity> {
+    let result: AuthTestResponse;
+    try {
+      result = await this.clients.for(credentials.botToken).auth.test();
+    } catch (error) {
+      throw toConnectError(error);
+    }
+    const { user_id: botUserId, bot_id: botId, team_id: teamId, app_id: appId } = result;
+    if (!botUserId || !botId || !teamId) {
+      throw new InvalidCredentialsError("auth.test did not describe a bot: botToken must be the app's bot token");
+    }
+    // auth.test does not always name the app; when it does, it joins the self-loop guard.
+    return { botUserId, botId, teamId, ...(appId ? { appId } : {}) };
+  }
+}

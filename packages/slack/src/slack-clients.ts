@@ -1,0 +1,49 @@
+import type { Logger } from "@resident/core";
+import { LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
+import { LRUCache } from "lru-cache";
+
+export interface SlackClientOptions {
+  apiUrl: string;
+  timeoutMs: number;
+  logger?: Logger;
+}
+
+/**
+ * One WebClient per bot token, reused across sends and bounded so a service with many workspaces (or rotated
+ * tokens) does not grow without end. Every client posts at most once per call: its own retries would repost
+ * after a timeout (by default 10 retries over ~30 minutes), and a queued 429 would hold a worker in hand.
+ */
+export class SlackClients {
+  private readonly clients = new LRUCache<string, WebClient>({ max: 1_000 });
+
+  constructor(private readonly options: SlackClientOptions) {}
+
+  for(botToken: string): WebClient {
+    let client = this.clients.get(botToken);
+    if (!client) {
+      client = new WebClient(botToken, {
+        slackApiUrl: this.options.apiUrl,
+        timeout: this.options.timeoutMs,
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+        ...(this.options.logger ? { logger: bridge(this.options.logger) } : { logLevel: LogLevel.ERROR }),
+      });
+      this.clients.set(botToken, client);
+    }
+    return client;
+  }
+}
+
+/** Sends the client's own warnings (Slack's response_metadata warnings, failed requests) to our logger. */
+function bridge(logger: Logger): SlackLogger {
+  const warn = (...msg: unknown[]) => logger.warn({ slack: msg.map(String).join(" ") }, "@slack/web-api");
+  return {
+    debug: () => {},
+    info: () => {},
+    warn,
+    error: warn,
+    setLevel: () => {},
+    getLevel: () => LogLevel.WARN,
+    setName: () => {},
+  };
+}

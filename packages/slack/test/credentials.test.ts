@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { SlackAdapter, slackCredentialsSchema } from "../src/index.ts";
+
+describe("slackCredentialsSchema", () => {
+  const valid = { signingSecret: "8f742231b10e8888abcd99yyyzzz85a5", botToken: "xoxb-1234-5678-AbCdEfGh" };
+
+  it("accepts a signing secret and a bot token, rotating or not", () => {
+    expect(slackCredentialsSchema.parse(valid)).toEqual(valid);
+    const rotating = { ...valid, botToken: "xoxe.xoxb-1-MS0yLTEyMzQ1Njc4OTAx" };
+    expect(slackCredentialsSchema.parse(rotating)).toEqual(rotating);
+  });
+
+  it("refuses a user or app token, a blank secret and unknown fields, without echoing the values", () => {
+    const cases = [
+      { ...valid, botToken: "xoxp-1234-5678-AbCdEfGh" },
+      { ...valid, botToken: "xapp-1-A111-222-abcdef" },
+      { ...valid, signingSecret: "" },
+      { ...valid, signingSecret: "has spaces in it which no secret has" },
+      { ...valid, appToken: "xapp-1-A111-222-abcdef" },
+      { signingSecret: valid.signingSecret },
+    ];
+    for (const input of cases) {
+      const result = slackCredentialsSchema.safeParse(input);
+      expect(result.success).toBe(false);
+      const issues = JSON.stringify(result.error?.issues);
+      for (const value of Object.values(input).filter(Boolean)) expect(issues).not.toContain(value);
+    }
+  });
+
+  it("is the adapter's schema, and new Slack workspaces fail closed", () => {
+    const adapter = new SlackAdapter();
+    expect(adapter.credentialsSchema).toBe(slackCredentialsSchema);
+    expect(adapter.defaultFailMode).toBe("closed");
+  });
+});

@@ -1,0 +1,255 @@
+import { randomUUID } from "node:crypto";
+import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
+import type { SlackBotIds } from "./bot.ts";
+import { nextTs, slackId } from "./ids.ts";
+
+/** A bot installed in a fake Slack team; its token is what a workspace's `botToken` is set to. */
+export interface FakeSlackBot extends SlackBotIds {
+  token: string;
+  teamName: string;
+  userName: string;
+}
+
+/** A message our bot posted, as the fake stored it (Slack's message fields plus the channel). */
+export interface FakeSlackPost {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+  user: string;
+  bot_id: string;
+  app_id: string;
+  team: string;
+}
+
+export type FakeSlackMethod = "chat.postMessage" | "auth.test" | "conversations.replies";
+
+export interface FakeSlackFaultOptions {
+  /** Default chat.postMessage. */
+  method?: FakeSlackMethod;
+  /** How many calls the fault applies to; default 1. */
+  times?: number;
+}
+
+type Params = Record<string, unknown>;
+
+/**
+ * The slice of Slack's Web API the adapter uses, as a real HTTP server: chat.postMessage, auth.test and
+ * conversations.replies under /api/. It takes what @slack/web-api sends (form or JSON bodies, the token in the
+ * Authorization header or the body) and records every post, so tests count replies per thread. A service under
+ * test may run in another process; it only needs `apiUrl`.
+ */
+export class FakeSlack {
+  readonly server: FakeServer;
+  private readonly bots = new Map<string, FakeSlackBot>();
+  private readonly stored: FakeSlackPost[] = [];
+
+  constructor() {
+    this.server = new FakeServer({
+      "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
+      "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
+      "POST /api/conversations.replies": (call) => this.authorized(call, (bot, params) => this.replies(bot, params)),
+    });
+  }
+
+  async start(port = 0): Promise<this> {
+    await this.server.start(port);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  /** http://127.0.0.1:<port> */
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** What SLACK_API_URL (or SlackAdapterOptions.apiUrl) is set to. */
+  get apiUrl(): string {
+    return `${this.server.url}/api/`;
+  }
+
+  /** Installs a bot in a new fake team (or with the ids given) and returns it with its token. */
+  addBot(overrides: Partial<FakeSlackBot> = {}): FakeSlackBot {
+    const n = this.bots.size + 1;
+    const bot: FakeSlackBot = {
+      token: `xoxb-${n}-fake-${randomUUID().replaceAll("-", "")}`,
+      teamId: slackId("T"),
+      teamName: `Fake Team ${n}`,
+      appId: slackId("A"),
+      userId: slackId("U"),
+      userName: "resident",
+      botId: slackId("B"),
+      ...overrides,
+    };
+    this.bots.set(bot.token, bot);
+    return bot;
+  }
+
+  /** Every message posted successfully, in order. */
+  posts(): FakeSlackPost[] {
+    return this.stored.map((post) => ({ ...post }));
+  }
+
+  /** The posts into one thread (`threadTs` is the parent's ts). */
+  postsInThread(channel: string, threadTs: string): FakeSlackPost[] {
+    return this.posts().filter((post) => post.channel === channel && post.thread_ts === threadTs);
+  }
+
+  /** Posts per thread, keyed `channel:thread_ts` (the same shape as the adapter's message key). */
+  countsByThread(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const post of this.stored) {
+      const key = `${post.channel}:${post.thread_ts ?? post.ts}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** Recorded calls of one method, answered or not. */
+  callsTo(method: FakeSlackMethod): RecordedCall[] {
+    return this.server.callsTo(`POST /api/${method}`);
+  }
+
+  /** Answers with this HTTP status without doing the work. */
+  fail(status = 500, options?: FakeSlackFaultOptions): this {
+    return this.fault(options, { respond: { status } });
+  }
+
+  /** Answers HTTP 429 with Retry-After, without doing the work. */
+  rateLimit(retryAfterSeconds: number, options?: FakeSlackFaultOptions): this {
+    const headers = { "retry-after": String(retryAfterSeconds) };
+    return this.fault(options, { respond: { status: 429, headers, body: { ok: false, error: "ratelimited" } } });
+  }
+
+  /** Answers `{ok: false, error: code}` (HTTP 200, as Slack does) without doing the work. */
+  error(code: string, options?: FakeSlackFaultOptions): this {
+    return this.fault(options, { respond: { status: 200, body: { ok: false, error: code } } });
+  }
+
+  /** Waits `ms` before doing the work and answering: a slow Slack. */
+  stall(ms: number, options?: FakeSlackFaultOptions): this {
+    return this.fault(options, { stallMs: ms });
+  }
+
+  /** Does the work at once, then holds the answer for `ms`: a post that lands while its caller times out. */
+  acceptThenTimeOut(ms: number, options?: FakeSlackFaultOptions): this {
+    return this.fault(options, { delayAnswerMs: ms });
+  }
+
+  clearFaults(): this {
+    this.server.clearFaults();
+    return this;
+  }
+
+  private fault(options: FakeSlackFaultOptions = {}, fault: Parameters<FakeServer["fault"]>[1]): this {
+    this.server.fault(`POST /api/${options.method ?? "chat.postMessage"}`, fault, options.times ?? 1);
+    return this;
+  }
+
+  private authorized(call: RecordedCall, handle: (bot: FakeSlackBot, params: Params) => FakeResponse): FakeResponse {
+    const params: Params = { ...Object.fromEntries(call.query), ...(isParams(call.body) ? call.body : {}) };
+    const bearer = /^Bearer (.+)$/.exec(call.headers.authorization ?? "")?.[1];
+    const token = bearer ?? (typeof params.token === "string" ? params.token : undefined);
+    if (!token) return slackError("not_authed");
+    const bot = this.bots.get(token);
+    if (!bot) return slackError("invalid_auth");
+    return handle(bot, params);
+  }
+
+  private authTest(bot: FakeSlackBot): FakeResponse {
+    // Shaped like Slack's answer for a bot token, which names no app_id.
+    return ok({
+      url: `https://${bot.teamId.toLowerCase()}.slack.test/`,
+      team: bot.teamName,
+      user: bot.userName,
+      team_id: bot.teamId,
+      user_id: bot.userId,
+      bot_id: bot.botId,
+      is_enterprise_install: false,
+    });
+  }
+
+  private postMessage(bot: FakeSlackBot, params: Params): FakeResponse {
+    const channel = stringParam(params.channel);
+    const text = stringParam(params.text);
+    if (!channel) return slackError("channel_not_found");
+    if (!text) return slackError("no_text");
+    let metadata: FakeSlackPost["metadata"];
+    try {
+      metadata = parseMetadata(params.metadata);
+    } catch {
+      return slackError("invalid_metadata_format");
+    }
+    const threadTs = stringParam(params.thread_ts);
+    const post: FakeSlackPost = {
+      channel,
+      ts: nextTs(),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      text,
+      ...(metadata ? { metadata } : {}),
+      user: bot.userId,
+      bot_id: bot.botId,
+      app_id: bot.appId,
+      team: bot.teamId,
+    };
+    this.stored.push(post);
+    const { channel: _channel, ...message } = post;
+    return ok({ channel, ts: post.ts, message: { type: "message", ...message } });
+  }
+
+  /** The thread rooted at `ts`, oldest first, cursor-paginated; metadata only with include_all_metadata. */
+  private replies(bot: FakeSlackBot, params: Params): FakeResponse {
+    const channel = stringParam(params.channel);
+    const root = stringParam(params.ts);
+    if (!channel) return slackError("channel_not_found");
+    if (!root) return slackError("invalid_arguments");
+    const withMetadata = params.include_all_metadata === true || params.include_all_metadata === "true";
+    const thread = this.stored
+      .filter((post) => post.team === bot.teamId && post.channel === channel)
+      .filter((post) => post.ts === root || post.thread_ts === root)
+      .map(({ channel: _channel, metadata, ...message }) => ({
+        type: "message",
+        ...message,
+        ...(withMetadata && metadata ? { metadata } : {}),
+      }));
+    const limit = Math.max(1, Math.min(Number(params.limit) || 1000, 1000));
+    const offset = Number(stringParam(params.cursor)?.replace(/^offset:/, "") ?? 0) || 0;
+    const page = thread.slice(offset, offset + limit);
+    const more = offset + limit < thread.length;
+    return ok({
+      messages: page,
+      has_more: more,
+      response_metadata: { next_cursor: more ? `offset:${offset + limit}` : "" },
+    });
+  }
+}
+
+function ok(body: Params): FakeResponse {
+  return { status: 200, body: { ok: true, ...body } };
+}
+
+function slackError(error: string): FakeResponse {
+  return { status: 200, body: { ok: false, error } };
+}
+
+function isParams(value: unknown): value is Params {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringParam(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** @slack/web-api sends objects as JSON strings inside a form; a JSON body carries the object itself. */
+function parseMetadata(value: unknown): FakeSlackPost["metadata"] {
+  if (value === undefined || value === "") return undefined;
+  const parsed: unknown = typeof value === "string" ? JSON.parse(value) : value;
+  if (!isParams(parsed) || typeof parsed.event_type !== "string" || !isParams(parsed.event_payload)) {
+    throw new Error("invalid metadata");
+  }
+  return { event_type: parsed.event_type, event_payload: parsed.event_payload };
+}

@@ -1,0 +1,5 @@
+export type { SlackBotIds } from "./bot.ts";
+export * from "./events.ts";
+export * from "./fake-slack.ts";
+export { nextTs, slackId } from "./ids.ts";
+export * from "./signed-requests.ts";
