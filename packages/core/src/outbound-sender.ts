@@ -12,12 +12,15 @@ export interface OutboundSenderOptions {
   maxRateLimitWaitMs: number;
   /** Attempts at reading the platform back after an unknown outcome. */
   reconcileAttempts: number;
+  /** Time given to a slow post to land before the first read-back, so a late post is not taken for a lost one. */
+  reconcileDelayMs: number;
 }
 
 export const defaultSenderOptions: OutboundSenderOptions = {
   maxRateLimitWaits: 5,
   maxRateLimitWaitMs: 60_000,
   reconcileAttempts: 3,
+  reconcileDelayMs: 3_000,
 };
 
 /**
@@ -60,6 +63,7 @@ export class OutboundSender {
     cause: OutcomeUnknownError,
   ): Promise<Delivery> {
     if (!adapter.findReply) return { status: "unknown" };
+    await sleep(this.options.reconcileDelayMs);
     for (let attempt = 1; attempt <= this.options.reconcileAttempts; attempt++) {
       let found: SentReply | undefined;
       try {
