@@ -1,0 +1,78 @@
+import {
+  type ChangeFeed,
+  type FailMode,
+  type Platform,
+  resolveSettings,
+  type TenantDirectory,
+  type Workspace,
+} from "@resident/core";
+import { LRUCache } from "lru-cache";
+import type { CredentialCipher } from "./credential-cipher.ts";
+import { isWorkspaceId } from "./ids.ts";
+import type { SqlExecutor } from "./sql-client.ts";
+import { credentialsContext, type WorkspaceRow, workspaceColumns } from "./workspace-row.ts";
+
+export interface CachingDirectoryOptions {
+  sql: SqlExecutor;
+  cipher: CredentialCipher;
+  changeFeed: ChangeFeed;
+  /** The fail mode of a workspace that has not chosen one, per platform (the adapters' defaultFailMode). */
+  defaultFailModes?: Partial<Record<Platform, FailMode>>;
+  /** A safety net behind the change feed, whose delivery is best effort. Default 30 s. */
+  ttlMs?: number;
+  maxEntries?: number;
+}
+
+/**
+ * The pipeline's view of workspaces, asked on every webhook: a hit is answered from memory without touching the
+ * database. Only found workspaces are cached — a workspace created a second ago must be found — and a change feed
+ * notice from any instance drops the entry at once.
+ */
+export class CachingDirectory implements TenantDirectory {
+  private readonly cache: LRUCache<string, Workspace>;
+  /** Bumped by every invalidation; a read that overlapped one is returned but not cached, as it may predate it. */
+  private invalidations = 0;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: CachingDirectoryOptions) {
+    this.cache = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: options.ttlMs ?? 30_000 });
+    this.unsubscribe = options.changeFeed.subscribe((workspaceId) => this.forget(workspaceId));
+  }
+
+  async workspace(id: string): Promise<Workspace | undefined> {
+    if (!isWorkspaceId(id)) return undefined;
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const readAt = this.invalidations;
+    const found = await this.load(id);
+    if (found && readAt === this.invalidations) this.cache.set(id, found);
+    return found;
+  }
+
+  forget(workspaceId: string): void {
+    this.invalidations++;
+    this.cache.delete(workspaceId);
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.cache.clear();
+  }
+
+  private async load(id: string): Promise<Workspace | undefined> {
+    const [row] = await this.options.sql.query<WorkspaceRow>(
+      `select ${workspaceColumns} from workspaces where id = $1`,
+      [id],
+    );
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      platform: row.platform,
+      name: row.name,
+      credentials: this.options.cipher.open(row.credentials_ciphertext, credentialsContext(row.id)),
+      settings: resolveSettings(row.settings, this.options.defaultFailModes?.[row.platform] ?? "closed"),
+      identity: row.identity,
+    };
+  }
+}

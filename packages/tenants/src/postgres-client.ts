@@ -1,0 +1,60 @@
+import type { Logger } from "@resident/core";
+import pg from "pg";
+import type { SqlClient, SqlExecutor } from "./sql-client.ts";
+
+function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
+    async query<Row>(text: string, params: readonly unknown[] = []) {
+      const result = await target.query(text, [...params]);
+      return result.rows as Row[];
+    },
+    async exec(script: string) {
+      // Without parameters node-postgres uses the simple protocol, which runs several statements at once.
+      await target.query(script);
+    },
+  };
+}
+
+/** PostgreSQL through a node-postgres pool. */
+export class PostgresClient implements SqlClient {
+  private readonly pool: pg.Pool;
+  private readonly direct: SqlExecutor;
+
+  constructor(connectionString: string, logger: Logger) {
+    this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000 });
+    // An idle connection that breaks would otherwise crash the process; the pool replaces it.
+    this.pool.on("error", (error) => logger.warn({ err: error.message }, "idle PostgreSQL connection failed"));
+    this.direct = executor(this.pool);
+  }
+
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]> {
+    return this.direct.query<Row>(text, params);
+  }
+
+  exec(script: string): Promise<void> {
+    return this.direct.exec(script);
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("begin");
+      const result = await work(executor(client));
+      await client.query("commit");
+      return result;
+    } catch (error) {
+      await client.query("rollback").catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      // A connection that could not roll back is destroyed rather than handed to the next caller.
+      client.release(broken);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,0 +1,66 @@
+import { platforms, type WorkspaceSettingsInput, workspaceSettingsSchema } from "@resident/core";
+import { type ZodType, z } from "zod";
+import { InvalidInputError } from "./errors.ts";
+
+const name = z.string().trim().min(1).max(200);
+/** Shape only: the server checks credentials against the platform adapter's schema before they reach us. */
+const credentials = z
+  .record(z.string(), z.unknown())
+  .refine((fields) => Object.keys(fields).length > 0, "must have at least one field");
+const identity = z.record(z.string(), z.string());
+
+export const tenantInputSchema = z.object({ name }).strict();
+
+export const workspaceInputSchema = z
+  .object({
+    platform: z.enum(platforms),
+    name,
+    credentials,
+    settings: workspaceSettingsSchema.default({}),
+    identity: identity.default({}),
+  })
+  .strict();
+
+export const workspacePatchSchema = z
+  .object({
+    name: name.optional(),
+    credentials: credentials.optional(),
+    /** Merged into the stored settings; see mergeSettings. */
+    settings: z.record(z.string(), z.unknown()).optional(),
+    identity: identity.optional(),
+  })
+  .strict();
+
+export type TenantInput = z.input<typeof tenantInputSchema>;
+export type WorkspaceInput = z.input<typeof workspaceInputSchema>;
+export type WorkspacePatch = z.input<typeof workspacePatchSchema>;
+
+/** Zod's messages name the rule broken, not the value given, so no credential can leak through an error. */
+export function parseInput<T>(schema: ZodType<T>, input: unknown, root = "input"): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new InvalidInputError(
+    result.error.issues.map((issue) => `${[root, ...issue.path.map(String)].join(".")}: ${issue.message}`),
+  );
+}
+
+/** The names of the credential fields that hold something. */
+export function setFieldNames(fields: Record<string, unknown>): string[] {
+  return Object.entries(fields)
+    .filter(([, value]) => value !== null && value !== "")
+    .map(([key]) => key);
+}
+
+const settingNames = new Set(Object.keys(workspaceSettingsSchema.shape));
+
+/** A JSON merge patch (RFC 7396) of the settings: a value sets a field, null removes it (back to the default). */
+export function mergeSettings(stored: WorkspaceSettingsInput, patch: Record<string, unknown>): WorkspaceSettingsInput {
+  const unknown = Object.keys(patch).filter((key) => !settingNames.has(key));
+  if (unknown.length > 0) throw new InvalidInputError(unknown.map((key) => `settings.${key}: unknown setting`));
+  const merged: Record<string, unknown> = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return parseInput(workspaceSettingsSchema, merged, "settings");
+}

@@ -1,0 +1,161 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { MemoryChangeFeed } from "@resident/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CachingDirectory,
+  type CachingDirectoryOptions,
+  CredentialCipher,
+  createTenants,
+  loadSecretKey,
+  openDatabase,
+  type Principal,
+  type SqlClient,
+  type Tenants,
+} from "../src/index.ts";
+import { backends, captureLogger, type Location, newSecretKey, slackCredentials } from "./helpers.ts";
+
+const operator: Principal = { role: "operator" };
+
+describe.each(backends)("$name: the caching directory", (backend) => {
+  let location: Location;
+  let sql: SqlClient;
+  let tenants: Tenants;
+  let cipher: CredentialCipher;
+  let tenantId: string;
+  const changeFeed = new MemoryChangeFeed();
+  const secretKey = newSecretKey();
+  const { logger } = captureLogger();
+
+  /** Another instance's directory: same database and feed, a cache of its own. */
+  const anotherDirectory = (options: Partial<CachingDirectoryOptions> = {}) =>
+    new CachingDirectory({ sql, cipher, changeFeed, ...options });
+  const newWorkspace = (settings = {}) =>
+    tenants.registry.createWorkspace(operator, tenantId, {
+      platform: "slack",
+      name: "support",
+      credentials: slackCredentials(),
+      settings,
+    });
+  /** Takes the row away behind the registry's back: no change notice goes out. */
+  const removeRow = async (id: string) => {
+    const [row] = await sql.query<Record<string, unknown>>("delete from workspaces where id = $1 returning *", [id]);
+    return row as Record<string, unknown>;
+  };
+  const restoreRow = (row: Record<string, unknown>) => {
+    const columns = Object.keys(row);
+    return sql.query(
+      `insert into workspaces (${columns.join(", ")}) values (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+      columns.map((column) => {
+        const value = row[column];
+        return value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value;
+      }),
+    );
+  };
+
+  beforeAll(async () => {
+    location = await backend.fresh();
+    sql = await openDatabase({ ...location, logger });
+    tenants = await createTenants(sql, {
+      ...location,
+      secretKey,
+      logger,
+      changeFeed,
+      defaultFailModes: { slack: "open" },
+    });
+    cipher = new CredentialCipher(await loadSecretKey({ secretKey, dataDir: location.dataDir, logger }));
+    tenantId = (await tenants.registry.createTenant(operator, { name: "Acme" })).id;
+  });
+
+  afterAll(async () => {
+    await tenants.close();
+    await location.dispose();
+  });
+
+  it("gives the pipeline the workspace with its credentials and resolved settings", async () => {
+    const credentials = slackCredentials();
+    const record = await tenants.registry.createWorkspace(operator, tenantId, {
+      platform: "slack",
+      name: "support",
+      credentials,
+      settings: { model: "claude-haiku-4-5" },
+      identity: { botUserId: "U0BOT" },
+    });
+    expect(await tenants.directory.workspace(record.id)).toEqual({
+      id: record.id,
+      tenantId,
+      platform: "slack",
+      name: "support",
+      credentials,
+      settings: {
+        systemPrompt: expect.any(String),
+        model: "claude-haiku-4-5",
+        failMode: "open",
+        eventTtlSeconds: 86_400,
+        replyTtlSeconds: 86_400,
+      },
+      identity: { botUserId: "U0BOT" },
+    });
+    const closed = await newWorkspace({ failMode: "closed" });
+    expect((await tenants.directory.workspace(closed.id))?.settings.failMode).toBe("closed");
+  });
+
+  it("answers a cache hit without the database, until a change notice arrives", async () => {
+    const { id } = await newWorkspace();
+    const found = await tenants.directory.workspace(id);
+    await removeRow(id);
+    expect(await tenants.directory.workspace(id)).toEqual(found);
+    await changeFeed.publish(id);
+    expect(await tenants.directory.workspace(id)).toBeUndefined();
+  });
+
+  it("never caches an unknown workspace", async () => {
+    const { id } = await newWorkspace();
+    const row = await removeRow(id);
+    expect(await tenants.directory.workspace(id)).toBeUndefined();
+    await restoreRow(row);
+    expect((await tenants.directory.workspace(id))?.id).toBe(id);
+  });
+
+  it("makes every instance forget a workspace the registry changes", async () => {
+    const { id } = await newWorkspace();
+    const other = anotherDirectory();
+    expect((await other.workspace(id))?.name).toBe("support");
+    await tenants.registry.updateWorkspace(operator, tenantId, id, { name: "helpdesk" });
+    expect((await other.workspace(id))?.name).toBe("helpdesk");
+    await tenants.registry.deleteWorkspace(operator, tenantId, id);
+    expect(await other.workspace(id)).toBeUndefined();
+    other.close();
+  });
+
+  it("does not cache a read that a change notice overtook", async () => {
+    const { id } = await newWorkspace();
+    const other = anotherDirectory();
+    const reading = other.workspace(id);
+    other.forget(id);
+    expect((await reading)?.id).toBe(id);
+    await removeRow(id);
+    expect(await other.workspace(id)).toBeUndefined();
+    other.close();
+  });
+
+  it("keeps entries only briefly and only so many", async () => {
+    const [first, second] = [await newWorkspace(), await newWorkspace()];
+    const brief = anotherDirectory({ ttlMs: 20 });
+    const small = anotherDirectory({ maxEntries: 1 });
+    await brief.workspace(first.id);
+    await small.workspace(first.id);
+    await small.workspace(second.id);
+    await removeRow(first.id);
+    await sleep(40);
+    expect(await brief.workspace(first.id)).toBeUndefined();
+    expect(await small.workspace(first.id)).toBeUndefined();
+    brief.close();
+    small.close();
+  });
+
+  it("turns away malformed ids", async () => {
+    for (const id of ["", "ws_short", "tn_AAAAAAAAAAAAAAAAAAAAAA", "ws_AAAAAAAAAAAAAAAAAAAA:A", "ws_a/../b"]) {
+      expect(await tenants.directory.workspace(id)).toBeUndefined();
+    }
+  });
+});

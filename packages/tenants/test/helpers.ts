@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Logger } from "@resident/core";
+import pg from "pg";
+
+const postgresUrl = "postgres://postgres@127.0.0.1:5432/test";
+
+/** Where one test database lives: what openTenants needs to reach it, and how to throw it away. */
+export interface Location {
+  databaseUrl?: string;
+  dataDir: string;
+  dispose(): Promise<void>;
+}
+
+export interface Backend {
+  name: string;
+  /** Several instances can open the database at the same moment (PostgreSQL), or only one at a time (PGlite). */
+  concurrentOpens: boolean;
+  fresh(): Promise<Location>;
+}
+
+const tempDir = () => mkdtemp(join(tmpdir(), "resident-tenants-"));
+
+const pglite: Backend = {
+  name: "PGlite",
+  concurrentOpens: false,
+  async fresh() {
+    const dataDir = await tempDir();
+    return { dataDir, dispose: () => rm(dataDir, { recursive: true, force: true }) };
+  },
+};
+
+/** A schema of its own per location, so concurrent test runs on the shared server never meet. */
+const postgres: Backend = {
+  name: "PostgreSQL",
+  concurrentOpens: true,
+  async fresh() {
+    const schema = `tenants_test_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const dataDir = await tempDir();
+    return {
+      databaseUrl: `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      dataDir,
+      async dispose() {
+        const client = new pg.Client({ connectionString: postgresUrl });
+        await client.connect();
+        await client.query(`drop schema ${schema} cascade`);
+        await client.end();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+export const backends = [pglite, postgres];
+
+/** A 32-byte key, as an operator would set SECRET_KEY. */
+export const newSecretKey = () => randomBytes(32).toString("base64");
+
+/** A secret value that can be searched for in whatever the package wrote. */
+export const secretValue = (label: string) => `${label}-${randomBytes(12).toString("hex")}`;
+
+/** A logger that keeps every line it is given, serialized as pino would. */
+export function captureLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const write = (level: string) => (obj: object, msg?: string) => {
+    lines.push(JSON.stringify({ level, ...obj, msg }));
+  };
+  return { logger: { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") }, lines };
+}
+
+export function slackCredentials() {
+  return { signingSecret: secretValue("signing"), botToken: `xoxb-${secretValue("bot")}` };
+}

@@ -1,0 +1,353 @@
+import { MemoryChangeFeed } from "@resident/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AccessDeniedError,
+  createTenants,
+  InvalidInputError,
+  openDatabase,
+  type Principal,
+  type SqlClient,
+  type Tenants,
+  UnknownTenantError,
+  WrongSecretKeyError,
+} from "../src/index.ts";
+import { backends, captureLogger, type Location, newSecretKey, secretValue, slackCredentials } from "./helpers.ts";
+
+const operator: Principal = { role: "operator" };
+
+describe.each(backends)("$name: the registry", (backend) => {
+  let location: Location;
+  let sql: SqlClient;
+  let tenants: Tenants;
+  const secretKey = newSecretKey();
+  const { logger, lines } = captureLogger();
+  /** Every secret handed to the package or received from it; none may show up in a log line or the audit log. */
+  const secrets: string[] = [secretKey];
+
+  const credentials = () => {
+    const value = slackCredentials();
+    secrets.push(value.signingSecret, value.botToken);
+    return value;
+  };
+  const newTenant = (name = "Acme") => tenants.registry.createTenant(operator, { name });
+  const newWorkspace = (tenantId: string) =>
+    tenants.registry.createWorkspace(operator, tenantId, {
+      platform: "slack",
+      name: "support",
+      credentials: credentials(),
+      settings: { model: "claude-haiku-4-5" },
+      identity: { botUserId: "U0BOT" },
+    });
+  const counts = async () =>
+    (
+      await sql.query<{ workspaces: number; audit: number }>(
+        "select (select count(*)::int from workspaces) as workspaces, (select count(*)::int from audit_log) as audit",
+      )
+    )[0];
+
+  beforeAll(async () => {
+    location = await backend.fresh();
+    sql = await openDatabase({ ...location, logger });
+    tenants = await createTenants(sql, { ...location, secretKey, logger, changeFeed: new MemoryChangeFeed() });
+  });
+
+  afterAll(async () => {
+    await tenants.close();
+    await location.dispose();
+  });
+
+  describe("tenants", () => {
+    it("creates, lists and gets tenants; a tenant admin sees only its own", async () => {
+      const acme = await newTenant("Acme");
+      const globex = await newTenant("Globex");
+      expect(acme).toEqual({
+        id: expect.stringMatching(/^tn_[A-Za-z0-9_-]{22}$/),
+        name: "Acme",
+        createdAt: expect.any(String),
+      });
+      expect(await tenants.registry.getTenant(operator, acme.id)).toEqual(acme);
+      expect((await tenants.registry.listTenants(operator)).map((t) => t.id)).toEqual(
+        expect.arrayContaining([acme.id, globex.id]),
+      );
+
+      const acmeAdmin = await tenants.tokens.authenticate((await tenants.tokens.issue(operator, acme.id)).token);
+      expect(await tenants.registry.listTenants(acmeAdmin as Principal)).toEqual([acme]);
+      await expect(tenants.registry.getTenant(acmeAdmin as Principal, globex.id)).rejects.toBeInstanceOf(
+        AccessDeniedError,
+      );
+      await expect(tenants.registry.createTenant(acmeAdmin as Principal, { name: "Mine" })).rejects.toBeInstanceOf(
+        AccessDeniedError,
+      );
+      expect(await tenants.registry.getTenant(operator, "tn_missing")).toBeUndefined();
+    });
+  });
+
+  describe("workspaces", () => {
+    it("creates a workspace and returns it without credentials", async () => {
+      const tenant = await newTenant();
+      const workspace = await newWorkspace(tenant.id);
+      expect(workspace).toEqual({
+        id: expect.stringMatching(/^ws_[A-Za-z0-9_-]{22}$/),
+        tenantId: tenant.id,
+        platform: "slack",
+        name: "support",
+        settings: { model: "claude-haiku-4-5" },
+        identity: { botUserId: "U0BOT" },
+        credentialFields: ["signingSecret", "botToken"],
+        createdAt: expect.any(String),
+        updatedAt: workspace.createdAt,
+      });
+      expect(workspace.id).not.toContain(":");
+      expect(await tenants.registry.getWorkspace(operator, tenant.id, workspace.id)).toEqual(workspace);
+      expect(await tenants.registry.listWorkspaces(operator, tenant.id)).toEqual([workspace]);
+    });
+
+    it("patches: a new name, settings merged (null resets), credentials replaced whole", async () => {
+      const tenant = await newTenant();
+      const workspace = await newWorkspace(tenant.id);
+      const renamed = await tenants.registry.updateWorkspace(operator, tenant.id, workspace.id, {
+        name: "helpdesk",
+        settings: { failMode: "open" },
+      });
+      expect(renamed).toMatchObject({ name: "helpdesk", settings: { model: "claude-haiku-4-5", failMode: "open" } });
+
+      const reset = await tenants.registry.updateWorkspace(operator, tenant.id, workspace.id, {
+        settings: { model: null },
+      });
+      expect(reset?.settings).toEqual({ failMode: "open" });
+
+      const rotated = { apiToken: secretValue("api"), webhookToken: secretValue("hook") };
+      secrets.push(rotated.apiToken, rotated.webhookToken);
+      const replaced = await tenants.registry.updateWorkspace(operator, tenant.id, workspace.id, {
+        credentials: rotated,
+      });
+      expect(replaced?.credentialFields).toEqual(["apiToken", "webhookToken"]);
+      expect((await tenants.directory.workspace(workspace.id))?.credentials).toEqual(rotated);
+      expect(Date.parse(replaced?.updatedAt ?? "")).toBeGreaterThanOrEqual(Date.parse(workspace.updatedAt));
+    });
+
+    it("deletes a workspace once", async () => {
+      const tenant = await newTenant();
+      const workspace = await newWorkspace(tenant.id);
+      expect(await tenants.registry.deleteWorkspace(operator, tenant.id, workspace.id)).toBe(true);
+      expect(await tenants.registry.getWorkspace(operator, tenant.id, workspace.id)).toBeUndefined();
+      expect(await tenants.directory.workspace(workspace.id)).toBeUndefined();
+      expect(await tenants.registry.deleteWorkspace(operator, tenant.id, workspace.id)).toBe(false);
+    });
+
+    it("answers bad input with InvalidInputError and changes nothing", async () => {
+      const tenant = await newTenant();
+      const workspace = await newWorkspace(tenant.id);
+      const before = await counts();
+      const secret = secretValue("leak");
+      const bad: unknown[] = [
+        { platform: "irc", name: "x", credentials: { token: secret } },
+        { platform: "slack", name: "", credentials: { token: secret } },
+        { platform: "slack", name: "x", credentials: secret },
+        { platform: "slack", name: "x", credentials: {} },
+        { platform: "slack", name: "x", credentials: { token: secret }, settings: { eventTtlSeconds: 5 } },
+        { platform: "slack", name: "x", credentials: { token: secret }, settings: { colour: "red" } },
+        { platform: "slack", name: "x", credentials: { token: secret }, extra: secret },
+      ];
+      for (const input of bad) {
+        const attempt = tenants.registry.createWorkspace(operator, tenant.id, input as never);
+        await expect(attempt).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(attempt).rejects.not.toThrow(secret);
+      }
+      for (const patch of [{ settings: { failMode: "sometimes" } }, { settings: { colour: null } }, { name: 7 }]) {
+        const attempt = tenants.registry.updateWorkspace(operator, tenant.id, workspace.id, patch as never);
+        await expect(attempt).rejects.toBeInstanceOf(InvalidInputError);
+      }
+      await expect(tenants.registry.createTenant(operator, { name: "  " })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(tenants.registry.listAudit(operator, { limit: 0 })).rejects.toBeInstanceOf(InvalidInputError);
+      expect(await counts()).toEqual(before);
+      expect(await tenants.registry.getWorkspace(operator, tenant.id, workspace.id)).toEqual(workspace);
+    });
+
+    it("refuses a workspace or a token for a tenant that does not exist", async () => {
+      await expect(
+        tenants.registry.createWorkspace(operator, "tn_missing", {
+          platform: "slack",
+          name: "x",
+          credentials: credentials(),
+        }),
+      ).rejects.toBeInstanceOf(UnknownTenantError);
+      await expect(tenants.tokens.issue(operator, "tn_missing")).rejects.toBeInstanceOf(UnknownTenantError);
+    });
+  });
+
+  describe("tenant isolation", () => {
+    it("never lets tenant A see or change tenant B's workspaces", async () => {
+      const a = await newTenant("A");
+      const b = await newTenant("B");
+      const bWorkspace = await newWorkspace(b.id);
+      const adminA = (await tenants.tokens.authenticate(
+        (
+          await tenants.tokens.issue(operator, a.id)
+        ).token,
+      )) as Principal;
+      const { registry } = tenants;
+
+      // Through its own tenant id, A finds nothing of B's.
+      expect(await registry.getWorkspace(adminA, a.id, bWorkspace.id)).toBeUndefined();
+      expect(await registry.listWorkspaces(adminA, a.id)).toEqual([]);
+      expect(await registry.updateWorkspace(adminA, a.id, bWorkspace.id, { name: "taken" })).toBeUndefined();
+      expect(await registry.deleteWorkspace(adminA, a.id, bWorkspace.id)).toBe(false);
+      // Through B's tenant id, A is refused outright.
+      for (const call of [
+        () => registry.listWorkspaces(adminA, b.id),
+        () => registry.getWorkspace(adminA, b.id, bWorkspace.id),
+        () => registry.createWorkspace(adminA, b.id, { platform: "slack", name: "x", credentials: credentials() }),
+        () => registry.updateWorkspace(adminA, b.id, bWorkspace.id, { name: "taken" }),
+        () => registry.deleteWorkspace(adminA, b.id, bWorkspace.id),
+        () => registry.listAudit(adminA, { tenantId: b.id }),
+        () => tenants.tokens.issue(adminA, b.id),
+      ]) {
+        await expect(call()).rejects.toBeInstanceOf(AccessDeniedError);
+      }
+
+      expect(await registry.getWorkspace(operator, b.id, bWorkspace.id)).toEqual(bWorkspace);
+      expect((await registry.listAudit(adminA)).every((entry) => entry.tenantId === a.id)).toBe(true);
+    });
+  });
+
+  describe("credentials at rest", () => {
+    it("stores credentials encrypted, bound to their workspace, and opens them again", async () => {
+      const tenant = await newTenant();
+      const given = credentials();
+      const workspace = await tenants.registry.createWorkspace(operator, tenant.id, {
+        platform: "slack",
+        name: "x",
+        credentials: given,
+      });
+      const other = await newWorkspace(tenant.id);
+      const [row] = await sql.query<Record<string, unknown>>("select * from workspaces where id = $1", [workspace.id]);
+      const raw = JSON.stringify(row);
+      expect(raw).not.toContain(given.signingSecret);
+      expect(raw).not.toContain(given.botToken);
+      expect(row?.credentials_ciphertext).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect((await tenants.directory.workspace(workspace.id))?.credentials).toEqual(given);
+
+      // The ciphertext copied onto another workspace's row does not open there.
+      await sql.query("update workspaces set credentials_ciphertext = $1 where id = $2", [
+        row?.credentials_ciphertext,
+        other.id,
+      ]);
+      await expect(tenants.directory.workspace(other.id)).rejects.toBeInstanceOf(WrongSecretKeyError);
+    });
+  });
+
+  describe("admin tokens", () => {
+    it("issues a tenant token once, stores only its hash, and authenticates it", async () => {
+      const tenant = await newTenant();
+      const issued = await tenants.tokens.issue(operator, tenant.id);
+      secrets.push(issued.token);
+      expect(issued.token).toMatch(/^rsd_[A-Za-z0-9_-]{43}$/);
+      const [row] = await sql.query<Record<string, unknown>>("select * from admin_tokens where id = $1", [
+        issued.tokenId,
+      ]);
+      expect(JSON.stringify(row)).not.toContain(issued.token.slice(4));
+      expect(row?.token_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row?.last_used_at).toBeNull();
+
+      expect(await tenants.tokens.authenticate(issued.token)).toEqual({
+        role: "tenant",
+        tenantId: tenant.id,
+        tokenId: issued.tokenId,
+      });
+      const [used] = await sql.query<{ last_used_at: Date | null }>(
+        "select last_used_at from admin_tokens where id = $1",
+        [issued.tokenId],
+      );
+      expect(used?.last_used_at).toBeInstanceOf(Date);
+    });
+
+    it("knows nothing of unknown, altered or empty tokens", async () => {
+      const tenant = await newTenant();
+      const { token } = await tenants.tokens.issue(operator, tenant.id);
+      secrets.push(token);
+      const altered = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+      for (const bearer of [altered, `rsd_${"x".repeat(43)}`, "", "x".repeat(10_000)]) {
+        expect(await tenants.tokens.authenticate(bearer)).toBeUndefined();
+      }
+    });
+
+    it("takes ADMIN_TOKEN as the operator token, replacing an older one", async () => {
+      const first = secretValue("admin-token-one");
+      const second = secretValue("admin-token-two");
+      secrets.push(first, second);
+      expect(await tenants.tokens.ensureOperatorToken(first)).toBeUndefined();
+      expect(await tenants.tokens.authenticate(first)).toEqual({ role: "operator" });
+      expect(await tenants.tokens.ensureOperatorToken(second)).toBeUndefined();
+      expect(await tenants.tokens.authenticate(first)).toBeUndefined();
+      expect(await tenants.tokens.authenticate(second)).toEqual({ role: "operator" });
+      expect(await tenants.tokens.ensureOperatorToken()).toBeUndefined();
+      await expect(tenants.tokens.ensureOperatorToken("short")).rejects.toBeInstanceOf(InvalidInputError);
+      expect(await tenants.tokens.authenticate(second)).toEqual({ role: "operator" });
+    });
+  });
+
+  describe("audit log", () => {
+    it("records who changed which fields, newest first", async () => {
+      const tenant = await newTenant();
+      const issued = await tenants.tokens.issue(operator, tenant.id);
+      secrets.push(issued.token);
+      const admin = (await tenants.tokens.authenticate(issued.token)) as Principal;
+      const workspace = await tenants.registry.createWorkspace(admin, tenant.id, {
+        platform: "slack",
+        name: "x",
+        credentials: credentials(),
+      });
+      await tenants.registry.updateWorkspace(admin, tenant.id, workspace.id, {
+        credentials: { ...credentials(), botToken: "kept" },
+        settings: { systemPrompt: "be brief" },
+      });
+      await tenants.registry.deleteWorkspace(operator, tenant.id, workspace.id);
+
+      const entries = await tenants.registry.listAudit(admin);
+      expect(entries.map(({ actor, action, target, detail }) => ({ actor, action, target, detail }))).toEqual([
+        { actor: "operator", action: "workspace.delete", target: workspace.id, detail: {} },
+        {
+          actor: issued.tokenId,
+          action: "workspace.update",
+          target: workspace.id,
+          detail: { fields: ["credentials.signingSecret", "credentials.botToken", "settings.systemPrompt"] },
+        },
+        {
+          actor: issued.tokenId,
+          action: "workspace.create",
+          target: workspace.id,
+          detail: { platform: "slack", fields: ["name", "credentials.signingSecret", "credentials.botToken"] },
+        },
+        { actor: "operator", action: "token.issue", target: issued.tokenId, detail: {} },
+        { actor: "operator", action: "tenant.create", target: tenant.id, detail: { fields: ["name"] } },
+      ]);
+      expect(await tenants.registry.listAudit(operator, { tenantId: tenant.id, limit: 2 })).toEqual(
+        entries.slice(0, 2),
+      );
+    });
+
+    it("holds no secret value, and neither does the log", async () => {
+      const tenant = await newTenant();
+      const issued = await tenants.tokens.issue(operator, tenant.id);
+      const admin = (await tenants.tokens.authenticate(issued.token)) as Principal;
+      const workspace = await newWorkspace(tenant.id);
+      await tenants.registry.updateWorkspace(admin, tenant.id, workspace.id, { credentials: credentials() });
+      await tenants.directory.workspace(workspace.id);
+      const rejected = secretValue("rejected");
+      await tenants.registry
+        .createWorkspace(admin, tenant.id, { platform: "slack", name: "", credentials: { botToken: rejected } })
+        .catch(() => undefined);
+      const mine = [...secrets, issued.token, rejected];
+
+      const audit = JSON.stringify(await tenants.registry.listAudit(operator, { limit: 1_000 }));
+      const logged = lines.join("\n");
+      expect(audit).toContain(workspace.id);
+      expect(logged).toContain(workspace.id);
+      for (const secret of mine) {
+        expect(audit).not.toContain(secret);
+        expect(logged).not.toContain(secret);
+      }
+    });
+  });
+});
