@@ -1,0 +1,3 @@
+export type { TeamsCredentials } from "./credentials.ts";
+export { teamsCredentialsSchema } from "./credentials.ts";
+export { TeamsAdapter, type TeamsAdapterOptions } from "./teams-adapter.ts";

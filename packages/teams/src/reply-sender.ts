@@ -1,0 +1,127 @@
+import {
+  type Logger,
+  type OutboundReply,
+  OutcomeUnknownError,
+  RateLimitedError,
+  SendRejectedError,
+  type SentReply,
+  type Workspace,
+} from "@resident/core";
+import type { BotTokenClient } from "./bot-token.ts";
+import { conversationParts } from "./conversation-id.ts";
+import type { TeamsCredentials } from "./credentials.ts";
+import type { ThrottleBackoff } from "./throttle-backoff.ts";
+
+/** Microsoft asks bots to back off and retry these (rate-limit.md); the reply was not posted. */
+const throttled = new Set([429, 412, 502, 504]);
+/** Failures before any byte of the request left: nothing can have been posted. */
+const neverConnected = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+/** A 2xx without an id in its body still posted the reply. */
+const postedWithoutId = "posted-without-id";
+
+/**
+ * Posts a reply to the user's activity, once. Plain fetch rather than botframework-connector's ConnectorClient:
+ * that client's pipeline (botbuilder-stdlib's ServiceClientContext over @azure/core-client) always carries
+ * core-rest-pipeline's defaultRetryPolicy, which resends on 5xx, network errors and 429/503, and offers no public
+ * option to drop it; a resend of a non-idempotent POST is a second answer. fetch also tells a request that never
+ * connected (safe to retry) from one that may have landed (outcome unknown).
+ */
+export class ReplySender {
+  constructor(
+    private readonly backoff: ThrottleBackoff,
+    private readonly timeoutMs: number,
+    private readonly logger?: Logger,
+  ) {}
+
+  async send(reply: OutboundReply, workspace: Workspace<TeamsCredentials>, tokens: BotTokenClient): Promise<SentReply> {
+    const { conversation, author } = reply.event;
+    const address = conversation.address ?? {};
+    if (!address.serviceUrl) throw new SendRejectedError("the event carries no Teams serviceUrl to answer to");
+    let token: string;
+    try {
+      token = await tokens.token();
+    } catch (error) {
+      throw new SendRejectedError(`no bot token: ${error instanceof Error ? error.message : error}`, { cause: error });
+    }
+    const conversationPath = `v3/conversations/${encodeURIComponent(conversation.id)}`;
+    const url = `${address.serviceUrl.replace(/\/?$/, "/")}${conversationPath}/activities/${encodeURIComponent(conversation.replyToId)}`;
+    const response = await this.post(url, token, workspace.id, {
+      type: "message",
+      text: reply.text,
+      textFormat: "markdown",
+      replyToId: conversation.replyToId,
+      from: { id: address.botId ?? `28:${workspace.credentials.appId}`, name: address.botName },
+      recipient: { id: author.id, name: author.name },
+      conversation: { id: conversation.id, conversationType: address.conversationType, tenantId: address.tenantId },
+    });
+    // Teams' limits are per conversation: a channel's reply chains share them.
+    const throttleKey = `${workspace.id}:${conversationParts(conversation.id).base}`;
+    return this.outcome(response, workspace.id, throttleKey, tokens);
+  }
+
+  private async post(url: string, token: string, workspaceId: string, activity: object): Promise<Response> {
+    try {
+      return await fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json; charset=utf-8",
+          accept: "application/json",
+        },
+        body: JSON.stringify(activity),
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      if (typeof code === "string" && neverConnected.has(code)) {
+        throw new SendRejectedError(`could not reach Teams (${code})`, { cause: error });
+      }
+      this.logger?.warn({ workspaceId, err: error }, "Teams reply sent without an answer: not resent");
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      const reason = timedOut ? "timed out" : typeof code === "string" ? code : String(error);
+      throw new OutcomeUnknownError(`the reply was sent but Teams did not answer: ${reason}`, { cause: error });
+    }
+  }
+
+  private async outcome(
+    response: Response,
+    workspaceId: string,
+    throttleKey: string,
+    tokens: BotTokenClient,
+  ): Promise<SentReply> {
+    if (response.ok) {
+      this.backoff.reset(throttleKey);
+      const posted = (await response.json().catch(() => ({}))) as { id?: unknown };
+      return { messageId: typeof posted.id === "string" && posted.id ? posted.id : postedWithoutId };
+    }
+    const detail = (await response.text().catch(() => "")).slice(0, 300);
+    if (throttled.has(response.status)) {
+      const waitMs = retryAfterMs(response.headers.get("retry-after")) ?? this.backoff.next(throttleKey);
+      this.logger?.debug({ workspaceId, status: response.status, waitMs }, "Teams throttled a reply");
+      throw new RateLimitedError(waitMs, `Teams answered ${response.status}; retry after ${waitMs} ms`);
+    }
+    if (response.status >= 500) {
+      this.logger?.warn({ workspaceId, status: response.status }, "Teams reply outcome unknown: not resent");
+      throw new OutcomeUnknownError(`Teams answered ${response.status} after the reply was sent: ${detail}`);
+    }
+    if (response.status === 401) tokens.invalidate();
+    throw new SendRejectedError(`Teams refused the reply: ${response.status} ${detail}`);
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}

@@ -1,0 +1,61 @@
+import { readFileSync } from "node:fs";
+import { type InboundRequest, resolveSettings, type Workspace } from "@resident/core";
+import { FakeBotFramework, type TeamsMessageOptions, teamsMessage } from "@resident/testkit/teams";
+import { TeamsAdapter, type TeamsAdapterOptions, type TeamsCredentials } from "../src/index.ts";
+
+export const appId = "00000000-1111-2222-3333-444444444444";
+export const appPassword = "app-password~never-shown";
+
+export interface TeamsHarness {
+  bf: FakeBotFramework;
+  adapter: TeamsAdapter;
+  workspace: Workspace<TeamsCredentials>;
+  /** A user's message to the bot (a channel @mention unless told otherwise). */
+  message(text: string, options?: Partial<TeamsMessageOptions>): ReturnType<typeof teamsMessage>;
+}
+
+/** The fake Bot Framework, an adapter pointed at it and a workspace connected through it. */
+export async function startTeams(
+  options: { keys?: Record<string, string[]>; adapter?: TeamsAdapterOptions } = {},
+): Promise<TeamsHarness> {
+  const bf = await FakeBotFramework.start({ keys: options.keys });
+  bf.registerApp(appId, appPassword);
+  const adapter = new TeamsAdapter({ ...endpointsOf(bf), timeoutMs: 1_000, ...options.adapter });
+  return {
+    bf,
+    adapter,
+    workspace: await teamsWorkspace(adapter, { appId, appPassword }),
+    message: (text, overrides) => teamsMessage({ appId, serviceUrl: bf.serviceUrl, text, ...overrides }),
+  };
+}
+
+export function endpointsOf(bf: FakeBotFramework): TeamsAdapterOptions {
+  return { openIdMetadataUrl: bf.openIdMetadataUrl, tokenIssuer: bf.issuer, loginUrl: bf.loginUrl };
+}
+
+export async function teamsWorkspace(
+  adapter: TeamsAdapter,
+  credentials: TeamsCredentials,
+  id = "ws-teams",
+): Promise<Workspace<TeamsCredentials>> {
+  return {
+    id,
+    tenantId: "tenant-a",
+    platform: "teams",
+    name: "Teams",
+    credentials,
+    settings: resolveSettings({}, adapter.defaultFailMode),
+    identity: await adapter.connect(credentials),
+  };
+}
+
+/** A delivery of a fixture file as it came (no token: normalize does not look at one). */
+export function fixture(name: string, edit: (activity: Record<string, unknown>) => void = () => {}): InboundRequest {
+  const activity = JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"));
+  edit(activity);
+  return { rawBody: Buffer.from(JSON.stringify(activity)), headers: {}, query: {} };
+}
+
+export function unsignedRequest(activity: object): InboundRequest {
+  return { rawBody: Buffer.from(JSON.stringify(activity)), headers: {}, query: {} };
+}
