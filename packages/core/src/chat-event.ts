@@ -30,6 +30,11 @@ export interface ChatEvent {
   eventId: string;
   /** The identity of the user message itself: twins from different delivery sources share it. */
   messageKey: string;
+  /**
+   * Set where the platform gives no stable message id and `messageKey` is a fingerprint (Teams retries with new
+   * ids): the key then stands for one message only this long, so the same words sent again later are answered.
+   */
+  messageKeyWindowMs?: number;
   conversation: Conversation;
   author: Author;
   /** Text with the bot's mention removed. */

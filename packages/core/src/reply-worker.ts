@@ -90,7 +90,11 @@ export class ReplyWorker {
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
     const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
-    if (!(await this.commit(event, token, value, workspace.settings.replyTtlSeconds * 1000))) {
+    const ttlMs = Math.min(
+      workspace.settings.replyTtlSeconds * 1000,
+      event.messageKeyWindowMs ?? Number.POSITIVE_INFINITY,
+    );
+    if (!(await this.commit(event, token, value, ttlMs))) {
       telemetry.failure(ws, "commit");
     }
     telemetry.replySent(ws, Date.now() - event.receivedAt);

@@ -92,7 +92,7 @@ export function adapterContract<C>(name: string, setup: () => Promise<AdapterCon
       expect(redelivered.eventId).toBe(original.eventId);
       expect(twin.eventId).not.toBe(original.eventId);
       expect(twin.messageKey).toBe(original.messageKey);
-      expect(message(f.userMessage("twin me")).messageKey).not.toBe(original.messageKey);
+      expect(message(f.userMessage("another question")).messageKey).not.toBe(original.messageKey);
     });
 
     it("send posts once into the conversation and returns the platform's message id", async () => {
