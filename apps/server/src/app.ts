@@ -1,0 +1,41 @@
+import Fastify from "fastify";
+import type { Logger } from "pino";
+import { adminApi } from "./plugins/admin-api.ts";
+import { healthRoutes } from "./plugins/health.ts";
+import { webhookRoutes } from "./plugins/webhooks.ts";
+import type { Runtime } from "./runtime.ts";
+
+/** Webhook and admin bodies above this are refused with 413 before they are read further. */
+export const bodyLimit = 1024 * 1024;
+
+/** The HTTP face of an instance: health for everyone; webhooks and the admin API unless ROLE=worker. */
+export function buildApp(runtime: Runtime, logger: Logger) {
+  const app = Fastify({ loggerInstance: logger, bodyLimit, trustProxy: true, requestIdHeader: "x-request-id" });
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    return reply.code(status).send({ error: status >= 500 ? "internal error" : error.message });
+  });
+
+  app.register(healthRoutes, {
+    checks: { store: () => runtime.shared.ping(), database: () => runtime.tenants.ping().then(assertTrue) },
+    registry: runtime.metrics.registry,
+  });
+  if (runtime.config.role !== "worker") {
+    app.register(webhookRoutes, { ingest: runtime.ingest, platforms: [...runtime.adapters.keys()] });
+    app.register(adminApi, {
+      prefix: "/admin/api",
+      registry: runtime.tenants.registry,
+      tokens: runtime.tenants.tokens,
+      adapters: runtime.adapters,
+      stats: runtime.shared.stats,
+      publicUrl: runtime.config.publicUrl,
+    });
+  }
+  return app;
+}
+
+function assertTrue(up: boolean): void {
+  if (!up) throw new Error("down");
+}

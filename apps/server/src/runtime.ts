@@ -1,0 +1,100 @@
+import { createAgent } from "@resident/agent";
+import type { Consumer } from "@resident/core";
+import {
+  EventGate,
+  Ingest,
+  type Lane,
+  type Logger,
+  OutboundSender,
+  type Platform,
+  type PlatformAdapter,
+  type QueuedEvent,
+  ReplyLedger,
+  ReplyWorker,
+} from "@resident/core";
+import { SlackAdapter } from "@resident/slack";
+import { MemoryQueue, MemoryStore } from "@resident/store";
+import { openTenants, type Tenants } from "@resident/tenants";
+import type { Config } from "./config.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { memoryState, type SharedState } from "./shared-state.ts";
+import { ServiceTelemetry } from "./telemetry.ts";
+
+/** The fail-open lane's dedupe remembers this many deliveries, per instance. */
+const localDedupeKeys = 50_000;
+
+export interface Runtime {
+  config: Config;
+  shared: SharedState;
+  tenants: Tenants;
+  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  ingest: Ingest;
+  metrics: Metrics;
+  /** Starts consuming jobs: the shared queue unless ROLE=web, and always the local fail-open lane. */
+  startWorkers(): void;
+  /** Stops consuming (waiting for jobs in hand), flushes stats, closes stores. */
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  if (!config.redisUrl) {
+    logger.warn({}, "REDIS_URL is not set: state is kept in this process, which is right for one instance only");
+  }
+  const shared = memoryState(config);
+  const adapters = new Map<Platform, PlatformAdapter>([
+    ["slack", new SlackAdapter({ apiUrl: config.slackApiUrl, logger }) as PlatformAdapter],
+  ]);
+  const tenants = await openTenants({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    secretKey: config.secretKey,
+    logger,
+    changeFeed: shared.changeFeed,
+    defaultFailModes: Object.fromEntries([...adapters].map(([platform, a]) => [platform, a.defaultFailMode])),
+  });
+  const metrics = createMetrics(() => shared.queue.depth());
+  const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
+  const agent = createAgent({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, logger });
+
+  const localStore = new MemoryStore({ maxClaims: localDedupeKeys });
+  const lanes: Record<"shared" | "local", Lane> = {
+    shared: { gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs), queue: shared.queue },
+    local: {
+      gate: new EventGate(localStore, config.instanceId, config.claimLeaseMs),
+      queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
+    },
+  };
+  const ingest = new Ingest({ directory: tenants.directory, adapters, ...lanes, telemetry, logger });
+  const worker = (claims: typeof shared.claims, memory: typeof shared.memory) =>
+    new ReplyWorker({
+      directory: tenants.directory,
+      adapters,
+      ledger: new ReplyLedger(claims, config.claimLeaseMs),
+      sender: new OutboundSender(),
+      agent,
+      memory,
+      telemetry,
+      logger,
+    });
+  const consumers: Consumer[] = [];
+
+  return {
+    config,
+    shared,
+    tenants,
+    adapters,
+    ingest,
+    metrics,
+    startWorkers() {
+      if (config.role !== "web") consumers.push(shared.queue.consume(worker(shared.claims, shared.memory).handle));
+      consumers.push(lanes.local.queue.consume(worker(localStore, localStore).handle));
+    },
+    async close() {
+      await Promise.all(consumers.map((consumer) => consumer.close()));
+      await telemetry.close();
+      await tenants.close();
+      await shared.close();
+      localStore.close();
+    },
+  };
+}
