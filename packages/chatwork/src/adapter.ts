@@ -1,0 +1,126 @@
+import type {
+  BotIdentity,
+  FailMode,
+  Inbound,
+  InboundRequest,
+  Logger,
+  OutboundReply,
+  PlatformAdapter,
+  RateLimiter,
+  SentReply,
+  Workspace,
+} from "@resident/core";
+import { InvalidCredentialsError, OutcomeUnknownError, SendRejectedError, VerificationError } from "@resident/core";
+import { z } from "zod";
+import { ChatworkApi, errorText } from "./chatwork-api.ts";
+import { type ChatworkCredentials, chatworkCredentialsSchema } from "./credentials.ts";
+import { chatworkDefaultFailMode } from "./fail-mode.ts";
+import { fromIdentity, toIdentity } from "./identity.ts";
+import { toInbound } from "./normalize.ts";
+import { replyNotation, replyNotationPattern } from "./notation.ts";
+import { parseChatworkDelivery } from "./payload.ts";
+import { type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
+import { type ListedMessage, latestRoomMessages, listedMessagesLimit } from "./room-messages.ts";
+import { verifyChatworkDelivery } from "./signature.ts";
+
+export interface ChatworkAdapterOptions {
+  /** CHATWORK_API_URL: https://api.chatwork.com/v2 by default. */
+  apiUrl?: string;
+  /** How long one request may take; a post that takes longer has an unknown outcome. Default 10 s. */
+  timeoutMs?: number;
+  /** Cluster-wide windows: Redis in production, so that Chatwork's limits hold for all instances together. */
+  limiter: RateLimiter;
+  logger?: Logger;
+  /** Chatwork's published limits by default. */
+  limits?: ChatworkLimits;
+}
+
+const meSchema = z.object({ account_id: z.number(), name: z.string().optional() });
+const roomsSchema = z.array(z.object({ room_id: z.number(), type: z.string() }));
+
+/** Chatwork: webhooks in, POST /rooms/{room_id}/messages out, through the shared rate limiter. See README.md. */
+export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
+  readonly platform = "chatwork" as const;
+  readonly credentialsSchema = chatworkCredentialsSchema;
+  readonly defaultFailMode: FailMode = chatworkDefaultFailMode;
+  private readonly api: ChatworkApi;
+
+  constructor(options: ChatworkAdapterOptions) {
+    this.api = new ChatworkApi({
+      apiUrl: (options.apiUrl ?? "https://api.chatwork.com/v2").replace(/\/+$/, ""),
+      timeoutMs: options.timeoutMs ?? 10_000,
+      limiter: options.limiter,
+      limits: options.limits ?? chatworkLimits,
+      logger: options.logger,
+    });
+  }
+
+  async verify(request: InboundRequest, workspace: Workspace<ChatworkCredentials>, now: number): Promise<void> {
+    verifyChatworkDelivery(request, workspace.credentials.webhookTokens);
+    // Chatwork signs no timestamp of its own, but the signed body carries the event time: a delivery older than the
+    // event key's lifetime would slip past the gate, so it can only be a replay.
+    const { time } = parseChatworkDelivery(request.rawBody);
+    if (now - time * 1000 > workspace.settings.eventTtlSeconds * 1000) {
+      throw new VerificationError("stale Chatwork delivery");
+    }
+  }
+
+  normalize(request: InboundRequest, workspace: Workspace<ChatworkCredentials>, receivedAt: number): Inbound {
+    return toInbound(parseChatworkDelivery(request.rawBody), workspace, receivedAt);
+  }
+
+  async send(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply> {
+    const { conversation, author } = reply.event;
+    const answer = await this.api.request({
+      method: "POST",
+      path: `/rooms/${encodeURIComponent(conversation.id)}/messages`,
+      apiToken: workspace.credentials.apiToken,
+      postRoomId: conversation.id,
+      form: { body: `${replyNotation(author.id, conversation.id, conversation.replyToId)}\n${reply.text}` },
+    });
+    if (answer.status !== 200) {
+      throw new SendRejectedError(`Chatwork refused the post (${answer.status}): ${errorText(answer.body)}`);
+    }
+    const messageId = (answer.body as { message_id?: unknown } | undefined)?.message_id;
+    if (typeof messageId !== "string") throw new OutcomeUnknownError("Chatwork accepted the post without a message id");
+    return { messageId };
+  }
+
+  /**
+   * Our post is the bot's message carrying the reply tag to the user's message. It is certainly absent only when the
+   * listing reaches back to the user's message (or holds the whole room); otherwise it may have scrolled out of the
+   * latest 100, and this throws: unreadable, never resent. (The sender gives a late post time to land first.)
+   */
+  async findReply(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply | undefined> {
+    const { conversation, author } = reply.event;
+    const bot = fromIdentity(workspace.identity);
+    const marker = replyNotationPattern(author.id, conversation.id, conversation.replyToId);
+    const listed = await latestRoomMessages(this.api, workspace.credentials.apiToken, conversation.id);
+    const ours = listed.find((m) => String(m.account.account_id) === bot.accountId && marker.test(m.body));
+    if (ours) return { messageId: ours.message_id };
+    if (!reachesBack(listed, conversation.replyToId)) {
+      throw new Error(`the reply could have scrolled out of room ${conversation.id}'s latest messages`);
+    }
+    return undefined;
+  }
+
+  async connect(credentials: ChatworkCredentials): Promise<BotIdentity> {
+    const { apiToken } = credentials;
+    const me = await this.api.request({ method: "GET", path: "/me", apiToken });
+    if (me.status === 401) throw new InvalidCredentialsError(`Chatwork rejected the API token: ${errorText(me.body)}`);
+    const account = me.status === 200 ? meSchema.safeParse(me.body) : undefined;
+    if (!account?.success) throw new Error(`Chatwork GET /me failed (${me.status}): ${errorText(me.body)}`);
+    const rooms = await this.api.request({ method: "GET", path: "/rooms", apiToken });
+    const listed = rooms.status === 200 ? roomsSchema.safeParse(rooms.body) : undefined;
+    if (!listed?.success) throw new Error(`Chatwork GET /rooms failed (${rooms.status}): ${errorText(rooms.body)}`);
+    return toIdentity({
+      accountId: String(account.data.account_id),
+      name: account.data.name,
+      directRoomIds: listed.data.filter((room) => room.type === "direct").map((room) => String(room.room_id)),
+    });
+  }
+}
+
+function reachesBack(listed: ListedMessage[], userMessageId: string): boolean {
+  return listed.length < listedMessagesLimit || listed.some((message) => message.message_id === userMessageId);
+}

@@ -1,0 +1,5 @@
+export { ChatworkAdapter, type ChatworkAdapterOptions } from "./adapter.ts";
+export { type ChatworkCredentials, chatworkCredentialsSchema } from "./credentials.ts";
+export { chatworkDefaultFailMode, chatworkFailModeConsequences } from "./fail-mode.ts";
+export { type ChatworkLimit, type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
+export { verifyChatworkSignature } from "./signature.ts";

@@ -1,0 +1,2 @@
+export * from "./fake-chatwork.ts";
+export * from "./webhook.ts";
