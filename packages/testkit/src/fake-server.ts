@@ -6,6 +6,8 @@ export interface RecordedCall {
   method: string;
   /** Path without the query string. */
   path: string;
+  /** The values of the route's `:name` segments, decoded. */
+  params: Record<string, string>;
   query: URLSearchParams;
   headers: IncomingMessage["headers"];
   rawBody: string;
@@ -34,15 +36,18 @@ export type Fault = { respond: FakeResponse } | { stallMs: number } | { delayAns
 
 /**
  * A real HTTP server on 127.0.0.1 that records every call, for the outside platforms' APIs. Routes are
- * "METHOD /path"; faults are queued per route and used up one call at a time (or held until cleared).
+ * "METHOD /path", where a `:name` segment matches any one segment ("POST /rooms/:roomId/messages"); faults are
+ * queued per concrete route ("POST /rooms/42/messages") and used up one call at a time (or held until cleared).
  */
 export class FakeServer {
   readonly calls: RecordedCall[] = [];
   private readonly server: Server;
+  private readonly routes: { match: RouteMatcher; handler: RouteHandler }[];
   private readonly faults = new Map<string, { fault: Fault; times: number }[]>();
   private baseUrl = "";
 
-  constructor(private readonly routes: Record<string, RouteHandler>) {
+  constructor(routes: Record<string, RouteHandler>) {
+    this.routes = Object.entries(routes).map(([route, handler]) => ({ match: compileRoute(route), handler }));
     this.server = createServer((req, res) => {
       this.serve(req, res).catch((error) => {
         res.writeHead(500, { "content-type": "application/json" });
@@ -89,7 +94,7 @@ export class FakeServer {
     const call = await record(req);
     this.calls.push(call);
     const route = `${call.method} ${call.path}`;
-    const handler = this.routes[route];
+    const handler = this.findHandler(route, call);
     const fault = this.takeFault(route);
     let response: FakeResponse;
     if (!handler) response = { status: 404, body: { error: `no route ${route}` } };
@@ -104,6 +109,17 @@ export class FakeServer {
     const body = response.body === undefined ? "" : JSON.stringify(response.body);
     res.writeHead(response.status, { "content-type": "application/json; charset=utf-8", ...response.headers });
     res.end(body);
+  }
+
+  private findHandler(route: string, call: RecordedCall): RouteHandler | undefined {
+    for (const { match, handler } of this.routes) {
+      const params = match(route);
+      if (params) {
+        call.params = params;
+        return handler;
+      }
+    }
+    return undefined;
   }
 
   private takeFault(route: string): Fault | undefined {
@@ -123,11 +139,32 @@ async function record(req: IncomingMessage): Promise<RecordedCall> {
   return {
     method: req.method ?? "GET",
     path: url.pathname,
+    params: {},
     query: url.searchParams,
     headers: req.headers,
     rawBody,
     body: parseBody(rawBody, req.headers["content-type"]),
     at: Date.now(),
+  };
+}
+
+type RouteMatcher = (route: string) => Record<string, string> | undefined;
+
+function compileRoute(pattern: string): RouteMatcher {
+  const names: string[] = [];
+  const source = pattern
+    .split("/")
+    .map((segment) => {
+      if (!segment.startsWith(":")) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      names.push(segment.slice(1));
+      return "([^/]+)";
+    })
+    .join("/");
+  const regex = new RegExp(`^${source}$`);
+  return (route) => {
+    const match = regex.exec(route);
+    if (!match) return undefined;
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]));
   };
 }
 

@@ -52,3 +52,27 @@ describe("FakeServer", () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe("FakeServer routes with :params", () => {
+  const fake = new FakeServer({
+    "GET /items/:id": (call) => ({ status: 200, body: call.params }),
+    "POST /items/:id/parts/:part": (call) => ({ status: 201, body: call.params }),
+  });
+  beforeAll(() => fake.start());
+  afterAll(() => fake.close());
+
+  it("hands the decoded path parameters to the handler and answers 404 elsewhere", async () => {
+    expect(await (await fetch(`${fake.url}/items/a%3Ab%40c`)).json()).toEqual({ id: "a:b@c" });
+    const created = await fetch(`${fake.url}/items/1/parts/2`, { method: "POST" });
+    expect([created.status, await created.json()]).toEqual([201, { id: "1", part: "2" }]);
+    expect((await fetch(`${fake.url}/items/1/extra`)).status).toBe(404);
+    expect((await fetch(`${fake.url}/items/1`, { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("keeps faults on the concrete route", async () => {
+    fake.fault("GET /items/7", { respond: { status: 503 } }, 1);
+    expect((await fetch(`${fake.url}/items/8`)).status).toBe(200);
+    expect((await fetch(`${fake.url}/items/7`)).status).toBe(503);
+    expect((await fetch(`${fake.url}/items/7`)).status).toBe(200);
+  });
+});

@@ -1,7 +1,6 @@
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeServer } from "../src/fake-server.ts";
-import { botFrameworkScope, FakeBotFramework, patternRoutes, teamsMessage } from "../src/teams/index.ts";
+import { botFrameworkScope, FakeBotFramework, teamsMessage } from "../src/teams/index.ts";
 
 const appId = "00000000-1111-2222-3333-444444444444";
 
@@ -104,24 +103,5 @@ describe("FakeBotFramework", () => {
       text: "<at>Resident</at> hello",
       entities: [{ type: "mention", mentioned: { id: `28:${appId}` }, text: "<at>Resident</at>" }, expect.anything()],
     });
-  });
-});
-
-describe("patternRoutes", () => {
-  const fake = new FakeServer(
-    patternRoutes({
-      "GET /items/:id": (_call, params) => ({ status: 200, body: params }),
-      "POST /items/:id/parts/:part": (_call, params) => ({ status: 201, body: params }),
-    }),
-  );
-  beforeAll(() => fake.start());
-  afterAll(() => fake.close());
-
-  it("hands the decoded path parameters to the handler and answers 404 elsewhere", async () => {
-    expect(await (await fetch(`${fake.url}/items/a%3Ab%40c`)).json()).toEqual({ id: "a:b@c" });
-    const created = await fetch(`${fake.url}/items/1/parts/2`, { method: "POST" });
-    expect([created.status, await created.json()]).toEqual([201, { id: "1", part: "2" }]);
-    expect((await fetch(`${fake.url}/items/1/extra`)).status).toBe(404);
-    expect((await fetch(`${fake.url}/items/1`, { method: "DELETE" })).status).toBe(404);
   });
 });

@@ -2,3 +2,4 @@ export * from "./child.ts";
 export * from "./free-port.ts";
 export * from "./instance.ts";
 export * from "./nginx.ts";
+export * from "./postgres.ts";

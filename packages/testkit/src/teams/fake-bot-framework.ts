@@ -3,7 +3,6 @@ import type { InboundRequest } from "@resident/core";
 import { type CryptoKey, SignJWT } from "jose";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 import { nextTeamsMessageId, type TeamsActivity } from "./activities.ts";
-import { patternRoutes } from "./route-table.ts";
 import { generateSigningKey, type SigningKey } from "./signing-keys.ts";
 
 export interface FakeBotFrameworkOptions {
@@ -66,16 +65,14 @@ export class FakeBotFramework {
   private readonly tokens = new Map<string, { appId: string; expiresAt: number }>();
 
   private constructor(private readonly keys: SigningKey[]) {
-    const postActivity = (call: RecordedCall, params: Record<string, string>) => this.postActivity(call, params);
-    this.server = new FakeServer(
-      patternRoutes({
-        [`GET ${openIdPath}`]: () => ({ status: 200, body: this.openIdMetadata() }),
-        [`GET ${jwksPath}`]: () => ({ status: 200, body: { keys: this.keys.map((key) => key.jwk) } }),
-        "POST /:authority/oauth2/v2.0/token": (call, { authority }) => this.issueToken(call, authority ?? ""),
-        [`POST /${region}/v3/conversations/:conversationId/activities/:activityId`]: postActivity,
-        [`POST /${region}/v3/conversations/:conversationId/activities`]: postActivity,
-      }),
-    );
+    const postActivity = (call: RecordedCall) => this.postActivity(call);
+    this.server = new FakeServer({
+      [`GET ${openIdPath}`]: () => ({ status: 200, body: this.openIdMetadata() }),
+      [`GET ${jwksPath}`]: () => ({ status: 200, body: { keys: this.keys.map((key) => key.jwk) } }),
+      "POST /:authority/oauth2/v2.0/token": (call) => this.issueToken(call, call.params.authority ?? ""),
+      [`POST /${region}/v3/conversations/:conversationId/activities/:activityId`]: postActivity,
+      [`POST /${region}/v3/conversations/:conversationId/activities`]: postActivity,
+    });
   }
 
   static async start(options: FakeBotFrameworkOptions = {}): Promise<FakeBotFramework> {
@@ -216,7 +213,8 @@ export class FakeBotFramework {
     };
   }
 
-  private postActivity(call: RecordedCall, params: Record<string, string>): FakeResponse {
+  private postActivity(call: RecordedCall): FakeResponse {
+    const { params } = call;
     const token = /^Bearer (.+)$/.exec(String(call.headers.authorization ?? ""))?.[1];
     const grant = token === undefined ? undefined : this.tokens.get(token);
     if (!grant || grant.expiresAt <= Date.now()) {
