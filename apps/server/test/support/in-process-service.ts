@@ -1,0 +1,66 @@
+import { randomBytes } from "node:crypto";
+import { AdminClient } from "@resident/testkit";
+import { FakeAnthropic } from "@resident/testkit/anthropic";
+import { createDatabase } from "@resident/testkit/processes";
+import { FakeSlack } from "@resident/testkit/slack";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/logger.ts";
+import { type Service, startService } from "../../src/service.ts";
+
+export interface InProcessService {
+  url: string;
+  service: Service;
+  slack: FakeSlack;
+  llm: FakeAnthropic;
+  /** Every log line the instance wrote, at debug level. */
+  logs: string[];
+  /** Secrets configured for this run, none of which may ever appear in a log line or an API response. */
+  secrets: string[];
+  operator: AdminClient;
+  close(): Promise<void>;
+}
+
+/**
+ * One resident instance in this process, on a fresh PostgreSQL database, talking to a fake Slack and a fake
+ * Anthropic on loopback, with its log captured. Everything else is the real service.
+ */
+export async function startInProcessService(env: Record<string, string> = {}): Promise<InProcessService> {
+  const [slack, llm, database] = await Promise.all([
+    new FakeSlack().start(),
+    new FakeAnthropic().start(),
+    createDatabase(),
+  ]);
+  const adminToken = `operator-${randomBytes(16).toString("hex")}`;
+  const secretKey = randomBytes(32).toString("base64");
+  const apiKey = `sk-ant-test-${randomBytes(12).toString("hex")}`;
+  const config = loadConfig({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN: adminToken,
+    SECRET_KEY: secretKey,
+    ANTHROPIC_API_KEY: apiKey,
+    ANTHROPIC_BASE_URL: llm.url,
+    SLACK_API_URL: slack.apiUrl,
+    LOG_LEVEL: "debug",
+    INSTANCE_ID: "test-instance",
+    ...env,
+  });
+  const logs: string[] = [];
+  const logger = createLogger(config.logLevel, config.instanceId, { write: (line: string) => logs.push(line) });
+  const service = await startService(config, logger);
+  return {
+    url: service.url,
+    service,
+    slack,
+    llm,
+    logs,
+    secrets: [adminToken, secretKey, apiKey],
+    operator: new AdminClient(service.url, adminToken),
+    async close() {
+      await service.close();
+      await Promise.all([slack.close(), llm.close()]);
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from "node:crypto";
+import type { AdminClient } from "@resident/testkit";
+import { type Delivered, deliver } from "@resident/testkit";
+import { type FakeSlack, type FakeSlackBot, type SlackSigningOptions, signSlackRequest } from "@resident/testkit/slack";
+
+export interface SlackWorkspace {
+  tenantId: string;
+  tenantAdmin: AdminClient;
+  tenantToken: string;
+  workspaceId: string;
+  webhookUrl: string;
+  bot: FakeSlackBot;
+  signingSecret: string;
+  /** Signs `body` as Slack would for this workspace and POSTs it to the workspace's webhook. */
+  send(body: unknown, options?: Omit<SlackSigningOptions, "signingSecret" | "body">): Promise<Delivered>;
+}
+
+/** A tenant with a Slack workspace connected through the admin API, its bot installed in the fake Slack. */
+export async function connectSlackWorkspace(
+  baseUrl: string,
+  operator: AdminClient,
+  slack: FakeSlack,
+  settings: Record<string, unknown> = {},
+): Promise<SlackWorkspace> {
+  const tenant = await operator.createTenant(`tenant ${randomBytes(3).toString("hex")}`);
+  const bot = slack.addBot();
+  const signingSecret = randomBytes(16).toString("hex");
+  const workspace = await tenant.admin.createWorkspace(tenant.tenantId, {
+    platform: "slack",
+    name: "Support team",
+    credentials: { signingSecret, botToken: bot.token },
+    settings,
+  });
+  const webhookUrl = `${baseUrl}${workspace.webhookPath}`;
+  return {
+    tenantId: tenant.tenantId,
+    tenantAdmin: tenant.admin,
+    tenantToken: tenant.token,
+    workspaceId: workspace.id,
+    webhookUrl,
+    bot,
+    signingSecret,
+    send: (body, options = {}) => deliver(webhookUrl, signSlackRequest({ signingSecret, body, ...options })),
+  };
+}
