@@ -1,4 +1,5 @@
 import { createAgent } from "@resident/agent";
+import { ChatworkAdapter } from "@resident/chatwork";
 import type { Consumer } from "@resident/core";
 import {
   EventGate,
@@ -14,6 +15,7 @@ import {
 } from "@resident/core";
 import { SlackAdapter } from "@resident/slack";
 import { MemoryQueue, MemoryStore } from "@resident/store";
+import { TeamsAdapter } from "@resident/teams";
 import { openTenants, type Tenants } from "@resident/tenants";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -43,6 +45,11 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const shared = memoryState(config);
   const adapters = new Map<Platform, PlatformAdapter>([
     ["slack", new SlackAdapter({ apiUrl: config.slackApiUrl, logger }) as PlatformAdapter],
+    ["teams", new TeamsAdapter({ ...config.teams, logger }) as PlatformAdapter],
+    [
+      "chatwork",
+      new ChatworkAdapter({ apiUrl: config.chatworkApiUrl, limiter: shared.limiter, logger }) as PlatformAdapter,
+    ],
   ]);
   const tenants = await openTenants({
     databaseUrl: config.databaseUrl,

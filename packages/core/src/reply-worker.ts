@@ -82,6 +82,10 @@ export class ReplyWorker {
     } catch (error) {
       lease.stop();
       telemetry.failure(ws, stage);
+      this.deps.logger.warn(
+        { err: error, workspaceId: ws.workspaceId, stage },
+        "answer failed; the job will be retried",
+      );
       await ledger.release(event, token).catch(() => {});
       throw error;
     }

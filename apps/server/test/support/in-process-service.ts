@@ -36,6 +36,7 @@ export async function startInProcessService(env: Record<string, string> = {}): P
   const config = loadConfig({
     HOST: "127.0.0.1",
     PORT: "0",
+    PUBLIC_URL: "https://resident.example",
     DATABASE_URL: database.url,
     ADMIN_TOKEN: adminToken,
     SECRET_KEY: secretKey,
