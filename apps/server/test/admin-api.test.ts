@@ -1,8 +1,7 @@
 import { AdminClient, deliver, eventually } from "@resident/testkit";
-import { appMention, signSlackRequest } from "@resident/testkit/slack";
+import { appMention, connectSlackWorkspace, type SlackWorkspace, signSlackRequest } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
-import { connectSlackWorkspace, type SlackWorkspace } from "./support/slack-workspace.ts";
 
 let s: InProcessService;
 let a: SlackWorkspace;

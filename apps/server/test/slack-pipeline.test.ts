@@ -1,8 +1,16 @@
 import { eventually, settle } from "@resident/testkit";
-import { appMention, botMessage, directMessage, ownMessage, twinOf, urlVerification } from "@resident/testkit/slack";
+import {
+  appMention,
+  botMessage,
+  connectSlackWorkspace,
+  directMessage,
+  ownMessage,
+  type SlackWorkspace,
+  twinOf,
+  urlVerification,
+} from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
-import { connectSlackWorkspace, type SlackWorkspace } from "./support/slack-workspace.ts";
 
 let s: InProcessService;
 beforeAll(async () => {

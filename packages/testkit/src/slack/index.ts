@@ -1,4 +1,5 @@
 export type { SlackBotIds } from "./bot.ts";
+export * from "./connect-workspace.ts";
 export * from "./events.ts";
 export * from "./fake-slack.ts";
 export { nextTs, slackId } from "./ids.ts";
