@@ -3,3 +3,4 @@ export * from "./free-port.ts";
 export * from "./instance.ts";
 export * from "./nginx.ts";
 export * from "./postgres.ts";
+export * from "./redis.ts";

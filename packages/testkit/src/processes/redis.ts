@@ -9,15 +9,22 @@ import { freePort } from "./free-port.ts";
 
 /*
  * Real redis-server processes for tests: each on a free loopback port, in its own temp dir, persisting nothing,
- * stopped by pid. Whatever a test leaves behind (a failing one included) is killed when the test process exits.
+ * stopped by pid. Whatever a test leaves behind (a failing one included) is killed when the test process ends:
+ * on exit, or on the SIGTERM vitest sends a worker whose hooks hang.
  */
 
 const run = promisify(execFile);
 const live = new Set<ManagedProcess>();
 const dirs = new Set<string>();
-process.once("exit", () => {
+function killLeftovers(): void {
   for (const server of live) if (server.running) process.kill(server.pid, "SIGKILL");
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+process.once("exit", killLeftovers);
+process.once("SIGTERM", () => {
+  killLeftovers();
+  // Then terminate as the signal meant to, unless someone else has taken charge of it.
+  if (process.listenerCount("SIGTERM") === 0) process.kill(process.pid, "SIGTERM");
 });
 
 /** Runs redis-cli against one local port and returns its output. */

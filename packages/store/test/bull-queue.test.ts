@@ -1,0 +1,165 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import type { Consumer } from "@resident/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { RedisServer } from "../../testkit/src/processes/redis.ts";
+import { BullQueue, type BullQueueOptions, connectRedis, type RedisClient } from "../src/index.ts";
+
+interface Seen {
+  id: string;
+  attempt: number;
+  data: unknown;
+}
+
+describe("BullQueue", () => {
+  let server: RedisServer;
+  let producer: RedisClient;
+  let worker: RedisClient;
+  const open: { close(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    producer = connectRedis(server.url, "producer");
+    worker = connectRedis(server.url, "worker");
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((closable) => closable.close()));
+  });
+  afterAll(async () => {
+    await Promise.all([producer.quit(), worker.quit()]);
+    await server.dispose();
+  });
+
+  /** A queue of its own per test, fast retries, and a handler that records every run. */
+  async function queueWith(options: Partial<BullQueueOptions> = {}) {
+    const queue = new BullQueue<{ n: number }>({
+      producer,
+      worker,
+      name: `q-${randomUUID()}`,
+      backoffMs: 20,
+      ...options,
+    });
+    open.push(queue);
+    await vi.waitFor(() => queue.depth(), { timeout: 10_000 });
+    const seen: Seen[] = [];
+    const consume = (handler: (job: Seen) => unknown = () => {}): Consumer => {
+      const consumer = queue.consume(async (job) => {
+        seen.push({ id: job.id, attempt: job.attempt, data: job.data });
+        await handler(job);
+      });
+      open.unshift(consumer);
+      return consumer;
+    };
+    return { queue, seen, consume };
+  }
+
+  it("runs each job once and hands the handler its original id, whatever characters it has", async () => {
+    const { queue, seen, consume } = await queueWith();
+    const ids = ["event:T01:1712345.000100", "reply:ws:room:msg%3A", "123", "-7", "%41"];
+    for (const [n, id] of ids.entries()) await queue.enqueue(id, { n });
+    consume();
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+    expect(seen.map((job) => job.id).sort()).toEqual([...ids].sort());
+    expect(seen.every((job) => job.attempt === 1)).toBe(true);
+  });
+
+  it("adds a known id only once: while it waits and after it completed", async () => {
+    const { queue, seen, consume } = await queueWith();
+    await queue.enqueue("event:ws:dup", { n: 1 });
+    await queue.enqueue("event:ws:dup", { n: 2 });
+    expect(await queue.depth()).toBe(1);
+    consume();
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+    await queue.enqueue("event:ws:dup", { n: 3 });
+    expect(await queue.depth()).toBe(0);
+    expect(seen).toEqual([{ id: "event:ws:dup", attempt: 1, data: { n: 1 } }]);
+  });
+
+  it("counts waiting, delayed and running jobs in its depth", async () => {
+    const { queue, seen, consume } = await queueWith({ backoffMs: 60_000 });
+    await queue.enqueue("a", { n: 1 });
+    await queue.enqueue("b", { n: 2 });
+    expect(await queue.depth()).toBe(2);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    consume((job) => {
+      if (job.id === "a") throw new Error("retry me in a minute");
+      return held;
+    });
+    // "a" waits out its backoff as a delayed job while "b" runs.
+    await vi.waitFor(() => expect(seen).toHaveLength(2));
+    expect(await queue.depth()).toBe(2);
+    release();
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(1));
+  });
+
+  it("retries a failing handler with a rising attempt number until it succeeds", async () => {
+    const { queue, seen, consume } = await queueWith();
+    await queue.enqueue("event:ws:flaky", { n: 1 });
+    consume((job) => {
+      if (job.attempt < 3) throw new Error(`attempt ${job.attempt} fails`);
+    });
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+    expect(seen.map((job) => job.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it("gives up after its attempts are used up", async () => {
+    const { queue, seen, consume } = await queueWith({ attempts: 3 });
+    await queue.enqueue("event:ws:doomed", { n: 1 });
+    consume(() => {
+      throw new Error("always fails");
+    });
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+    expect(seen.map((job) => job.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it("hands a job whose worker process was killed mid-job to another consumer", async () => {
+    const name = `q-${randomUUID()}`;
+    const { queue, seen, consume } = await queueWith({ name, stalledIntervalMs: 300 });
+    await queue.enqueue("event:ws:orphan", { n: 42 });
+
+    const script = fileURLToPath(new URL("./support/stalling-consumer.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, name], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = once(child, "exit");
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    try {
+      await vi.waitFor(() => expect(output).toContain("started event:ws:orphan"), { timeout: 20_000 });
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+
+    consume();
+    await vi.waitFor(() => expect(seen).toEqual([{ id: "event:ws:orphan", attempt: 1, data: { n: 42 } }]), {
+      timeout: 20_000,
+    });
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+  });
+
+  it("waits for the jobs in hand when a consumer closes", async () => {
+    const { queue } = await queueWith();
+    let finished = false;
+    let started = false;
+    const consumer = queue.consume(async () => {
+      started = true;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      finished = true;
+    });
+    open.push(consumer);
+    await queue.enqueue("event:ws:slow", { n: 1 });
+    await vi.waitFor(() => expect(started).toBe(true));
+    await consumer.close();
+    expect(finished).toBe(true);
+  });
+});

@@ -1,0 +1,15 @@
+import { RedisServer } from "../../testkit/src/processes/redis.ts";
+import { redisBackend } from "./support/redis-backend.ts";
+import { storeContract } from "./support/store-contract.ts";
+
+storeContract("redis standalone", async () => {
+  const server = await RedisServer.start();
+  const backend = await redisBackend(server.url);
+  return {
+    ...backend,
+    close: async () => {
+      await backend.close();
+      await server.dispose();
+    },
+  };
+});

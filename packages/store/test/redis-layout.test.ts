@@ -1,0 +1,53 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { RedisServer } from "../../testkit/src/processes/redis.ts";
+import { connectRedis, type RedisClient, RedisRateLimiter, RedisStore } from "../src/index.ts";
+
+/** What the Redis store leaves in Redis: the documented key layout and value encoding, and a TTL on every key. */
+describe("RedisStore key layout", () => {
+  let server: RedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = connectRedis(server.url, "command");
+    await vi.waitFor(() => client.ping(), { timeout: 10_000 });
+  });
+  afterAll(async () => {
+    await client.quit();
+    await server.dispose();
+  });
+
+  it("keeps every key under the prefix, encoded as documented, and every key expires", async () => {
+    const store = new RedisStore(client, { prefix: "layout:" });
+    const limiter = new RedisRateLimiter(client, { prefix: "layout:" });
+    const held = await store.claim("event:ws-1:Ev1", "job:owner", 10_000);
+    const sent = await store.claim("reply:ws-1:C1:171.2", "job:2", 10_000);
+    if (!held.claimed || !sent.claimed) throw new Error("not claimed");
+    await store.commit("reply:ws-1:C1:171.2", sent.token, "msg:9", 60_000);
+    await store.append("conversation:ws-1:C1:171.2", [{ role: "user", text: "hi" }], 20, 60_000);
+    await store.add([{ tenantId: "t-1", workspaceId: "ws-1", counts: { events: 1 } }]);
+    await limiter.take([{ key: "token:xoxb", limit: 5, windowMs: 1000 }]);
+
+    const keys = (await client.keys("layout:*")).sort();
+    expect(keys).toEqual([
+      "layout:conversation:ws-1:C1:171.2",
+      "layout:event:ws-1:Ev1",
+      "layout:reply:ws-1:C1:171.2",
+      "layout:stats:{t-1}:workspaces",
+      "layout:stats:{t-1}:ws:ws-1",
+      "layout:{rate}:token:xoxb",
+    ]);
+    for (const key of keys) expect(await client.pttl(key), key).toBeGreaterThan(0);
+    expect(await client.get("layout:event:ws-1:Ev1")).toBe(`i:${held.token}:job:owner`);
+    expect(await client.get("layout:reply:ws-1:C1:171.2")).toBe("d:msg:9");
+  });
+
+  it("forgets a workspace's counters once they have gone unchanged for the stats TTL", async () => {
+    const store = new RedisStore(client, { prefix: "stats-ttl:", statsTtlMs: 200 });
+    await store.add([{ tenantId: "t-1", workspaceId: "ws-quiet", counts: { events: 1 } }]);
+    expect(Object.keys(await store.read("t-1"))).toEqual(["ws-quiet"]);
+    await sleep(400);
+    expect(await store.read("t-1")).toEqual({});
+    expect(await client.keys("stats-ttl:*")).toEqual([]);
+  });
+});

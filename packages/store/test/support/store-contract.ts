@@ -1,0 +1,250 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ChangeFeed, ClaimStore, ConversationMemory, RateLimiter, StatsStore } from "@resident/core";
+import { emptyCounts } from "@resident/core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+export interface StoreBackend {
+  store: ClaimStore & ConversationMemory & StatsStore;
+  limiter: RateLimiter;
+  /** Two instances' views of one feed: what one publishes, the other hears. */
+  feeds: [ChangeFeed, ChangeFeed];
+  close(): Promise<void>;
+}
+
+/** A key no other test (or earlier run against the same server) uses. */
+const fresh = (kind: string) => `${kind}:ws-${randomUUID()}:${randomUUID()}`;
+
+/**
+ * The semantics every backend of the shared-state ports has, written once and run against memory, Redis and
+ * Redis Cluster. Times are real: leases and TTLs are short and the waits leave wide margins.
+ */
+export function storeContract(name: string, setup: () => Promise<StoreBackend>): void {
+  describe(`${name}: store contract`, () => {
+    let backend: StoreBackend;
+    beforeAll(async () => {
+      backend = await setup();
+    });
+    afterAll(() => backend?.close());
+
+    describe("claims", () => {
+      it("gives an absent key to the first claim and shows a duplicate who holds it", async () => {
+        const key = fresh("event");
+        const first = await backend.store.claim(key, "job:1 ünïcode:owner", 10_000);
+        expect(first).toMatchObject({ claimed: true, token: expect.any(String) });
+        expect(await backend.store.claim(key, "job:2", 10_000)).toEqual({
+          claimed: false,
+          record: { state: "in_progress", owner: "job:1 ünïcode:owner" },
+        });
+      });
+
+      it("commits a value that every later claim finds, kept verbatim", async () => {
+        const key = fresh("reply");
+        const claim = await backend.store.claim(key, "job:1", 10_000);
+        if (!claim.claimed) throw new Error("not claimed");
+        const value = 'msg:1712345.000100 "quoted"\nd:i:';
+        expect(await backend.store.commit(key, claim.token, value, 10_000)).toBe(true);
+        expect(await backend.store.claim(key, "job:2", 10_000)).toEqual({
+          claimed: false,
+          record: { state: "done", value },
+        });
+      });
+
+      it("frees a released key for the next claim", async () => {
+        const key = fresh("event");
+        const claim = await backend.store.claim(key, "a", 10_000);
+        if (!claim.claimed) throw new Error("not claimed");
+        expect(await backend.store.release(key, claim.token)).toBe(true);
+        expect(await backend.store.claim(key, "b", 10_000)).toMatchObject({ claimed: true });
+      });
+
+      it("never lets a stale token extend, commit or release a claim that passed to another owner", async () => {
+        const key = fresh("reply");
+        const stale = await backend.store.claim(key, "first", 10_000);
+        if (!stale.claimed) throw new Error("not claimed");
+        await backend.store.release(key, stale.token);
+        const current = await backend.store.claim(key, "second", 10_000);
+        if (!current.claimed) throw new Error("not claimed");
+
+        expect(await backend.store.extend(key, stale.token, 10_000)).toBe(false);
+        expect(await backend.store.commit(key, stale.token, "late", 10_000)).toBe(false);
+        expect(await backend.store.release(key, stale.token)).toBe(false);
+        expect(await backend.store.claim(key, "third", 10_000)).toEqual({
+          claimed: false,
+          record: { state: "in_progress", owner: "second" },
+        });
+      });
+
+      it("refuses a second commit, an extend or a release once the work is done", async () => {
+        const key = fresh("reply");
+        const claim = await backend.store.claim(key, "a", 10_000);
+        if (!claim.claimed) throw new Error("not claimed");
+        await backend.store.commit(key, claim.token, "sent", 10_000);
+        expect(await backend.store.commit(key, claim.token, "again", 10_000)).toBe(false);
+        expect(await backend.store.extend(key, claim.token, 10_000)).toBe(false);
+        expect(await backend.store.release(key, claim.token)).toBe(false);
+        expect(await backend.store.claim(key, "b", 10_000)).toEqual({
+          claimed: false,
+          record: { state: "done", value: "sent" },
+        });
+      });
+
+      it("answers false for a key nobody holds", async () => {
+        const key = fresh("event");
+        expect(await backend.store.extend(key, "no-such-token", 10_000)).toBe(false);
+        expect(await backend.store.commit(key, "no-such-token", "x", 10_000)).toBe(false);
+        expect(await backend.store.release(key, "no-such-token")).toBe(false);
+      });
+
+      it("lets the next claim win once a lease lapses, and the dead owner's token is then worthless", async () => {
+        const key = fresh("reply");
+        const dead = await backend.store.claim(key, "died", 100);
+        if (!dead.claimed) throw new Error("not claimed");
+        await sleep(300);
+        const next = await backend.store.claim(key, "next", 10_000);
+        expect(next).toMatchObject({ claimed: true });
+        expect(await backend.store.commit(key, dead.token, "late", 10_000)).toBe(false);
+        expect(await backend.store.extend(key, dead.token, 10_000)).toBe(false);
+      });
+
+      it("keeps a claim whose lease was extended past its first length", async () => {
+        const key = fresh("reply");
+        const claim = await backend.store.claim(key, "slow", 300);
+        if (!claim.claimed) throw new Error("not claimed");
+        expect(await backend.store.extend(key, claim.token, 10_000)).toBe(true);
+        await sleep(600);
+        expect(await backend.store.claim(key, "other", 10_000)).toEqual({
+          claimed: false,
+          record: { state: "in_progress", owner: "slow" },
+        });
+      });
+
+      it("forgets a done marker after its TTL", async () => {
+        const key = fresh("event");
+        const claim = await backend.store.claim(key, "a", 10_000);
+        if (!claim.claimed) throw new Error("not claimed");
+        await backend.store.commit(key, claim.token, "queued", 100);
+        await sleep(300);
+        expect(await backend.store.claim(key, "b", 10_000)).toMatchObject({ claimed: true });
+      });
+
+      it("gives one key to exactly one of 50 concurrent claims", async () => {
+        const key = fresh("event");
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => backend.store.claim(key, `instance-${i}`, 10_000)),
+        );
+        const winners = results.flatMap((result, i) => (result.claimed ? [`instance-${i}`] : []));
+        expect(winners).toHaveLength(1);
+        for (const result of results) {
+          if (!result.claimed) expect(result.record).toEqual({ state: "in_progress", owner: winners[0] });
+        }
+      });
+    });
+
+    describe("conversation memory", () => {
+      const turn = (i: number) => ({ role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), text: `t${i}` });
+
+      it("keeps the last `keep` turns in order and returns the last `limit`", async () => {
+        const key = fresh("conversation");
+        await backend.store.append(key, [turn(0), turn(1), turn(2)], 4, 10_000);
+        await backend.store.append(key, [turn(3), turn(4), turn(5)], 4, 10_000);
+        expect(await backend.store.recent(key, 10)).toEqual([turn(2), turn(3), turn(4), turn(5)]);
+        expect(await backend.store.recent(key, 2)).toEqual([turn(4), turn(5)]);
+      });
+
+      it("keeps any text verbatim", async () => {
+        const key = fresh("conversation");
+        const odd = { role: "user" as const, text: 'line 1\nline 2 "quoted" ✓ {"json":true}' };
+        await backend.store.append(key, [odd], 10, 10_000);
+        expect(await backend.store.recent(key, 10)).toEqual([odd]);
+      });
+
+      it("has nothing for an unknown thread, or for one whose TTL lapsed", async () => {
+        const key = fresh("conversation");
+        expect(await backend.store.recent(key, 10)).toEqual([]);
+        await backend.store.append(key, [turn(0)], 10, 100);
+        await sleep(300);
+        expect(await backend.store.recent(key, 10)).toEqual([]);
+      });
+    });
+
+    describe("stats", () => {
+      it("sums increments per workspace, tenant by tenant", async () => {
+        const [tenant, other] = [`t-${randomUUID()}`, `t-${randomUUID()}`];
+        await backend.store.add([
+          { tenantId: tenant, workspaceId: "ws-a", counts: { events: 2, llmTokens: 100 } },
+          { tenantId: tenant, workspaceId: "ws-a", counts: { events: 1, replies: 1 } },
+          { tenantId: tenant, workspaceId: "ws-b", counts: { duplicateEvents: 3 } },
+          { tenantId: other, workspaceId: "ws-c", counts: { failures: 1 } },
+        ]);
+        await backend.store.add([{ tenantId: tenant, workspaceId: "ws-b", counts: { duplicateReplies: 1 } }]);
+
+        expect(await backend.store.read(tenant)).toEqual({
+          "ws-a": { ...emptyCounts(), events: 3, replies: 1, llmTokens: 100 },
+          "ws-b": { ...emptyCounts(), duplicateEvents: 3, duplicateReplies: 1 },
+        });
+        expect(await backend.store.read(other)).toEqual({ "ws-c": { ...emptyCounts(), failures: 1 } });
+        expect(await backend.store.read(`t-${randomUUID()}`)).toEqual({});
+      });
+    });
+
+    describe("rate limiter", () => {
+      it("takes up to `limit` slots in a window, then tells how long until the oldest leaves", async () => {
+        const window = { key: fresh("rate"), limit: 2, windowMs: 5_000 };
+        expect(await backend.limiter.take([window])).toBe(0);
+        expect(await backend.limiter.take([window])).toBe(0);
+        const wait = await backend.limiter.take([window]);
+        expect(wait).toBeGreaterThan(0);
+        expect(wait).toBeLessThanOrEqual(5_000);
+      });
+
+      it("takes a slot in every window of a take, or in none", async () => {
+        const tight = { key: fresh("rate"), limit: 1, windowMs: 5_000 };
+        const loose = { key: fresh("rate"), limit: 3, windowMs: 5_000 };
+        expect(await backend.limiter.take([tight, loose])).toBe(0);
+        expect(await backend.limiter.take([tight, loose])).toBeGreaterThan(0);
+        // The refused take left nothing in `loose`: two more slots remain there, not one.
+        expect(await backend.limiter.take([loose])).toBe(0);
+        expect(await backend.limiter.take([loose])).toBe(0);
+        expect(await backend.limiter.take([loose])).toBeGreaterThan(0);
+      });
+
+      it("gives a slot again once the window has slid past the oldest", async () => {
+        const window = { key: fresh("rate"), limit: 1, windowMs: 200 };
+        expect(await backend.limiter.take([window])).toBe(0);
+        const wait = await backend.limiter.take([window]);
+        expect(wait).toBeGreaterThan(0);
+        await sleep(wait + 100);
+        expect(await backend.limiter.take([window])).toBe(0);
+      });
+
+      it("counts concurrent takes exactly", async () => {
+        const window = { key: fresh("rate"), limit: 5, windowMs: 10_000 };
+        const waits = await Promise.all(Array.from({ length: 20 }, () => backend.limiter.take([window])));
+        expect(waits.filter((wait) => wait === 0)).toHaveLength(5);
+      });
+    });
+
+    describe("change feed", () => {
+      it("tells the other instances which workspace changed, until they unsubscribe", async () => {
+        const [publisher, listener] = backend.feeds;
+        const heardByKept: string[] = [];
+        const heardByGone: string[] = [];
+        const keep = listener.subscribe((id) => heardByKept.push(id));
+        const gone = listener.subscribe((id) => heardByGone.push(id));
+        // Subscribing takes a round trip on Redis; publish until the subscription is in place.
+        await vi.waitFor(async () => {
+          await publisher.publish("ws-1");
+          expect(heardByGone).toContain("ws-1");
+        });
+        gone();
+        await vi.waitFor(async () => {
+          await publisher.publish("ws-2");
+          expect(heardByKept).toContain("ws-2");
+        });
+        expect(heardByGone).not.toContain("ws-2");
+        keep();
+      });
+    });
+  });
+}
