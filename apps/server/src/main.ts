@@ -13,11 +13,18 @@ if (service.generatedOperatorToken) {
   );
 }
 
+/** Jobs in hand get this long to finish; past it they are left to their locks, which another instance takes over. */
+const shutdownGraceMs = 25_000;
+
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down: no new requests, finishing jobs in hand");
+  setTimeout(() => {
+    logger.warn({}, "jobs still in hand after the grace period; exiting, their locks will lapse");
+    process.exit(1);
+  }, shutdownGraceMs).unref();
   try {
     await service.close();
     process.exit(0);

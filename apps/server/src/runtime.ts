@@ -19,7 +19,7 @@ import { TeamsAdapter } from "@resident/teams";
 import { openTenants, type Tenants } from "@resident/tenants";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
-import { memoryState, type SharedState } from "./shared-state.ts";
+import { memoryState, redisState, type SharedState } from "./shared-state.ts";
 import { ServiceTelemetry } from "./telemetry.ts";
 
 /** The fail-open lane's dedupe remembers this many deliveries, per instance. */
@@ -42,7 +42,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   if (!config.redisUrl) {
     logger.warn({}, "REDIS_URL is not set: state is kept in this process, which is right for one instance only");
   }
-  const shared = memoryState(config);
+  const shared = config.redisUrl
+    ? await redisState({ ...config, redisUrl: config.redisUrl }, logger)
+    : memoryState(config);
   const adapters = new Map<Platform, PlatformAdapter>([
     ["slack", new SlackAdapter({ apiUrl: config.slackApiUrl, logger }) as PlatformAdapter],
     ["teams", new TeamsAdapter({ ...config.teams, logger }) as PlatformAdapter],

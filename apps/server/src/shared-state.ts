@@ -3,11 +3,25 @@ import type {
   ClaimStore,
   ConversationMemory,
   JobQueue,
+  Logger,
   QueuedEvent,
   RateLimiter,
   StatsStore,
 } from "@resident/core";
-import { MemoryChangeFeed, MemoryQueue, MemoryRateLimiter, MemoryStore } from "@resident/store";
+import {
+  BullQueue,
+  connectRedis,
+  FailoverRateLimiter,
+  MemoryChangeFeed,
+  MemoryQueue,
+  MemoryRateLimiter,
+  MemoryStore,
+  RedisChangeFeed,
+  type RedisClient,
+  RedisRateLimiter,
+  type RedisRole,
+  RedisStore,
+} from "@resident/store";
 import type { Config } from "./config.ts";
 
 /** Everything the instances of one deployment share: Redis in a cluster, this process's memory on its own. */
@@ -34,5 +48,68 @@ export function memoryState(config: Config): SharedState {
     limiter: new MemoryRateLimiter(),
     ping: async () => true,
     close: async () => store.close(),
+  };
+}
+
+/** How long start-up waits for Redis before serving anyway (deliveries then fail over by each fail mode). */
+const startupWaitMs = 5_000;
+
+/**
+ * State shared through Redis, one connection per role (see @resident/store's connectRedis): the ack path's
+ * connections fail fast while Redis is away, the worker's and the subscriber's wait for it.
+ */
+export async function redisState(config: Config & { redisUrl: string }, logger: Logger): Promise<SharedState> {
+  const connect = (role: RedisRole) =>
+    connectRedis(config.redisUrl, role, { name: config.instanceId, onError: throttled(logger, role) });
+  const command = connect("command");
+  const producer = connect("producer");
+  const subscriber = connect("subscriber");
+  const worker = config.role === "web" ? undefined : connect("worker");
+  if (!(await ready(command, startupWaitMs))) {
+    logger.warn({}, "Redis is not reachable yet: serving anyway; each workspace's fail mode decides meanwhile");
+  }
+  const store = new RedisStore(command);
+  const queue = new BullQueue<QueuedEvent>({
+    producer,
+    worker,
+    concurrency: config.workerConcurrency,
+    lockDurationMs: config.jobLockMs,
+    stalledIntervalMs: config.jobLockMs / 2,
+    onError: throttled(logger, "queue"),
+  });
+  return {
+    claims: store,
+    memory: store,
+    stats: store,
+    queue,
+    changeFeed: new RedisChangeFeed(command, subscriber, { onError: throttled(logger, "change feed") }),
+    limiter: new FailoverRateLimiter(new RedisRateLimiter(command), new MemoryRateLimiter()),
+    ping: () => store.ping(),
+    async close() {
+      await queue.close();
+      for (const client of [command, producer, subscriber, worker]) client?.disconnect();
+    },
+  };
+}
+
+function ready(client: RedisClient, timeoutMs: number): Promise<boolean> {
+  if (client.status === "ready") return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    client.once("ready", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** A Redis outage makes every connection fail on each reconnect attempt; one line per part every 30 s is enough. */
+function throttled(logger: Logger, part: string): (error: unknown) => void {
+  let last = 0;
+  return (error) => {
+    if (Date.now() - last < 30_000) return;
+    last = Date.now();
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.warn({ part, err: reason }, "Redis connection error (repeats are suppressed for 30 s)");
   };
 }

@@ -1,4 +1,5 @@
 export { backoffDelay } from "./backoff.ts";
+export { FailoverRateLimiter } from "./failover-rate-limiter.ts";
 export { ExpiringMap } from "./memory/expiring-map.ts";
 export { MemoryChangeFeed } from "./memory/memory-change-feed.ts";
 export { MemoryQueue, type MemoryQueueOptions } from "./memory/memory-queue.ts";
