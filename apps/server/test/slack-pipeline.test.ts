@@ -1,3 +1,4 @@
+import { eventKey } from "@resident/core";
 import { eventually, settle } from "@resident/testkit";
 import {
   appMention,
@@ -167,5 +168,24 @@ describe("failures leave nothing stuck", () => {
     await ws.send(mention);
     await answeredOnce(ws, mention, "are we rate limited?");
     expect(s.slack.callsTo("chat.postMessage").filter((c) => c.status === 429).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a redelivery that finds the first delivery claimed but never queued is asked to retry, not acked", async () => {
+    const ws = await workspace();
+    const question = "did the first instance die?";
+    const mention = appMention(ws.bot, question);
+    // An instance claimed this delivery and died before queueing it: its claim lives out its lease.
+    const key = eventKey({ workspaceId: ws.workspaceId, eventId: `${mention.api_app_id}:${mention.event_id}` });
+    await s.service.runtime.shared.claims.claim(key, "instance-that-died", 4_000);
+
+    const early = await ws.send(mention, { retryNum: 1, retryReason: "http_timeout" });
+    expect(early.status).toBe(503);
+    await settle(500);
+    expect(repliesTo(mention)).toEqual([]);
+
+    await eventually(async () => {
+      expect((await ws.send(mention, { retryNum: 2, retryReason: "http_timeout" })).status).toBe(200);
+    });
+    await answeredOnce(ws, mention, question);
   });
 });

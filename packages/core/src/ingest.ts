@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatEvent, Platform, QueuedEvent } from "./chat-event.ts";
 import { toQueued } from "./chat-event.ts";
 import { MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { eventKey } from "./keys.ts";
+import type { ClaimResult } from "./ports/claim-store.ts";
 import type { JobQueue } from "./ports/job-queue.ts";
 import type { InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
@@ -29,10 +31,13 @@ export interface IngestDeps {
   telemetry: Telemetry;
   logger: Logger;
   now?: () => number;
+  /** How long a duplicate waits for the delivery it duplicates to be queued before asking for a retry. */
+  inFlightWaitMs?: number;
 }
 
 const ok = (body: unknown = { ok: true }): IngestResponse => ({ status: 200, body });
 const refuse = (status: number, error: string): IngestResponse => ({ status, body: { error } });
+const retryLater = (error: string): IngestResponse => ({ ...refuse(503, error), headers: { "retry-after": "5" } });
 
 /**
  * The receiving half of the pipeline: find the workspace, verify, normalize, gate, enqueue, ack.
@@ -84,7 +89,7 @@ export class Ingest {
       if (!(error instanceof StoreUnavailableError)) throw error;
       if (workspace.settings.failMode === "closed") {
         this.deps.logger.warn({ workspaceId: ws.workspaceId, err: error }, "store unavailable: refusing (fail closed)");
-        return { ...refuse(503, "store unavailable, retry later"), headers: { "retry-after": "5" } };
+        return retryLater("store unavailable, retry later");
       }
       this.deps.telemetry.failOpenPass(ws);
       this.deps.logger.warn(
@@ -96,8 +101,13 @@ export class Ingest {
   }
 
   private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
-    const claim = await lane.gate.admit(event);
+    const claim = await this.claimOrAwaitQueued(lane, event);
     if (!claim.claimed) {
+      if (claim.record.state === "in_progress") {
+        // Its holder never queued it (it died, or lost the store, between claim and enqueue): acking this copy
+        // would lose the message. The platform retries after the claim's lease has lapsed.
+        return retryLater("this delivery is still being taken in elsewhere, retry later");
+      }
       this.deps.telemetry.eventDuplicate(ws);
       return ok({ ok: true, duplicate: true });
     }
@@ -112,5 +122,21 @@ export class Ingest {
       .markQueued(event, claim.token, workspace.settings.eventTtlSeconds * 1000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"));
     return ok();
+  }
+
+  /**
+   * A duplicate is acknowledged only once the delivery it duplicates is durably queued. A concurrent copy finds the
+   * claim in progress for the milliseconds between claim and enqueue, so it asks again a few times; should the
+   * claim be released meanwhile, asking again takes it.
+   */
+  private async claimOrAwaitQueued(lane: Lane, event: ChatEvent): Promise<ClaimResult> {
+    const deadline = performance.now() + (this.deps.inFlightWaitMs ?? 1_000);
+    let claim = await lane.gate.admit(event);
+    for (let pause = 5; !claim.claimed && claim.record.state === "in_progress"; pause = Math.min(pause * 2, 100)) {
+      if (performance.now() + pause > deadline) break;
+      await sleep(pause);
+      claim = await lane.gate.admit(event);
+    }
+    return claim;
   }
 }
