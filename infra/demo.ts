@@ -45,7 +45,7 @@ try {
     ["a message from another app's bot", () => ws.send(botMessage(ws.bot, "deploy finished"))],
   ];
   const answers = await Promise.all(deliveries.map(([, send]) => send()));
-  deliveries.forEach(([what], i) => say(`  → ${what.padEnd(44)} HTTP ${answers[i]?.status}`));
+  for (const [i, [what]] of deliveries.entries()) say(`  → ${what.padEnd(44)} HTTP ${answers[i]?.status}`);
 
   await eventually(() => slack.posts().length === 1);
   await settle(1_500);
