@@ -1,16 +1,28 @@
+import helmet from "@fastify/helmet";
 import Fastify from "fastify";
 import type { Logger } from "pino";
 import { adminApi } from "./plugins/admin-api.ts";
+import { adminConsole } from "./plugins/admin-console.ts";
 import { healthRoutes } from "./plugins/health.ts";
 import { webhookRoutes } from "./plugins/webhooks.ts";
 import type { Runtime } from "./runtime.ts";
+import { securityHeaders } from "./security-headers.ts";
 
 /** Webhook and admin bodies above this are refused with 413 before they are read further. */
 export const bodyLimit = 1024 * 1024;
 
-/** The HTTP face of an instance: health for everyone; webhooks and the admin API unless ROLE=worker. */
+/**
+ * The HTTP face of an instance: health for everyone; webhooks, the admin API and the admin console unless
+ * ROLE=worker. One proxy (nginx) is trusted: the client address is the one it saw, not one a client claims.
+ */
 export function buildApp(runtime: Runtime, logger: Logger) {
-  const app = Fastify({ loggerInstance: logger, bodyLimit, trustProxy: true, requestIdHeader: "x-request-id" });
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit,
+    trustProxy: trustOneProxy,
+    requestIdHeader: "x-request-id",
+  });
+  app.register(helmet, securityHeaders);
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -29,11 +41,19 @@ export function buildApp(runtime: Runtime, logger: Logger) {
       registry: runtime.tenants.registry,
       tokens: runtime.tenants.tokens,
       adapters: runtime.adapters,
+      directory: runtime.tenants.directory,
       stats: runtime.shared.stats,
       publicUrl: runtime.config.publicUrl,
+      redis: runtime.shared.redis,
     });
+    app.register(adminConsole, { prefix: "/admin" });
   }
   return app;
+}
+
+/** Hop 0 is the peer that connected: nginx in a deployment, whose X-Forwarded-For entry is the client's address. */
+function trustOneProxy(_address: string, hop: number): boolean {
+  return hop < 1;
 }
 
 function assertTrue(up: boolean): void {

@@ -32,6 +32,8 @@ export interface SharedState {
   queue: JobQueue<QueuedEvent>;
   changeFeed: ChangeFeed;
   limiter: RateLimiter;
+  /** The fail-fast command connection, for parts that speak Redis themselves; absent without REDIS_URL. */
+  redis?: RedisClient;
   ping(): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     queue,
     changeFeed: new RedisChangeFeed(command, subscriber, { onError: throttled(logger, "change feed") }),
     limiter: new FailoverRateLimiter(new RedisRateLimiter(command), new MemoryRateLimiter()),
+    redis: command,
     ping: () => store.ping(),
     async close() {
       await queue.close();

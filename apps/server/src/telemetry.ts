@@ -1,13 +1,30 @@
-import type { FailureStage, Logger, Platform, StatCounts, StatsStore, Telemetry, WorkspaceRef } from "@resident/core";
+import {
+  type FailureStage,
+  type Logger,
+  latestActivity,
+  type Platform,
+  type StatCounts,
+  type StatsStore,
+  type Telemetry,
+  type WorkspaceActivity,
+  type WorkspaceRef,
+} from "@resident/core";
 import type { Metrics } from "./metrics.ts";
+
+/** What one workspace counted since the last flush. */
+interface PendingStats {
+  ws: WorkspaceRef;
+  counts: Partial<StatCounts>;
+  activity: WorkspaceActivity;
+}
 
 /**
  * Reports the pipeline twice: to this instance's Prometheus metrics at once, and to the cluster-wide stats store
- * in batches. Batching keeps the ack path at its one store round trip and makes a stats outage cost nothing but
- * a late count.
+ * (counters, latest activity, series) in batches. Batching keeps the ack path at its one store round trip and makes
+ * a stats outage cost nothing but a late count.
  */
 export class ServiceTelemetry implements Telemetry {
-  private pending = new Map<string, { ws: WorkspaceRef; counts: Partial<StatCounts> }>();
+  private pending = new Map<string, PendingStats>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -22,7 +39,7 @@ export class ServiceTelemetry implements Telemetry {
 
   deliveryReceived(ws: WorkspaceRef): void {
     this.metrics.deliveries.inc({ platform: ws.platform });
-    this.count(ws, "events");
+    this.count(ws, "events", 1, { lastEventAt: Date.now() });
   }
 
   platformRetry(platform: Platform, reason: string): void {
@@ -50,16 +67,16 @@ export class ServiceTelemetry implements Telemetry {
   replySent(ws: WorkspaceRef, eventToReplyMs: number): void {
     this.metrics.replies.inc({ platform: ws.platform });
     this.metrics.eventToReply.observe({ platform: ws.platform }, eventToReplyMs / 1000);
-    this.count(ws, "replies");
+    this.count(ws, "replies", 1, { lastReplyAt: Date.now() });
   }
 
   outcomeUnknown(ws: WorkspaceRef): void {
     this.metrics.outcomeUnknown.inc({ platform: ws.platform });
   }
 
-  failure(ws: WorkspaceRef, stage: FailureStage): void {
+  failure(ws: WorkspaceRef, stage: FailureStage, reason: string): void {
     this.metrics.failures.inc({ platform: ws.platform, stage });
-    this.count(ws, "failures");
+    this.count(ws, "failures", 1, { lastError: { at: Date.now(), stage, message: reason } });
   }
 
   llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void {
@@ -73,17 +90,21 @@ export class ServiceTelemetry implements Telemetry {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const increments = [...batch.values()].map(({ ws, counts }) => ({
+    const at = Date.now();
+    const increments = [...batch.values()].map(({ ws, counts, activity }) => ({
       tenantId: ws.tenantId,
       workspaceId: ws.workspaceId,
       counts,
+      activity,
+      at,
     }));
     try {
       await this.stats.add(increments);
     } catch (err) {
       this.logger.warn({ err }, "could not write stats; keeping them for the next flush");
-      for (const { ws, counts } of batch.values())
-        for (const [counter, by] of Object.entries(counts)) this.count(ws, counter as keyof StatCounts, by);
+      for (const { ws, counts, activity } of batch.values()) {
+        for (const [counter, by] of Object.entries(counts)) this.count(ws, counter as keyof StatCounts, by, activity);
+      }
     }
   }
 
@@ -92,10 +113,11 @@ export class ServiceTelemetry implements Telemetry {
     await this.flush();
   }
 
-  private count(ws: WorkspaceRef, counter: keyof StatCounts, by = 1): void {
+  private count(ws: WorkspaceRef, counter: keyof StatCounts, by = 1, activity?: WorkspaceActivity): void {
     const key = `${ws.tenantId}/${ws.workspaceId}`;
-    const entry = this.pending.get(key) ?? { ws, counts: {} };
+    const entry = this.pending.get(key) ?? { ws, counts: {}, activity: {} };
     entry.counts[counter] = (entry.counts[counter] ?? 0) + by;
+    entry.activity = latestActivity(entry.activity, activity);
     this.pending.set(key, entry);
   }
 }

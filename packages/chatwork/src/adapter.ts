@@ -15,6 +15,7 @@ import { z } from "zod";
 import { ChatworkApi, errorText } from "./chatwork-api.ts";
 import { type ChatworkCredentials, chatworkCredentialsSchema } from "./credentials.ts";
 import { chatworkDefaultFailMode } from "./fail-mode.ts";
+import { chatworkGuide } from "./guide.ts";
 import { fromIdentity, toIdentity } from "./identity.ts";
 import { toInbound } from "./normalize.ts";
 import { replyNotation, replyNotationPattern } from "./notation.ts";
@@ -43,6 +44,7 @@ export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
   readonly platform = "chatwork" as const;
   readonly credentialsSchema = chatworkCredentialsSchema;
   readonly defaultFailMode: FailMode = chatworkDefaultFailMode;
+  readonly guide = chatworkGuide;
   private readonly api: ChatworkApi;
 
   constructor(options: ChatworkAdapterOptions) {

@@ -1,5 +1,6 @@
 import type { Platform, QueuedEvent } from "./chat-event.ts";
 import { ReplyLeaseHeldError } from "./errors.ts";
+import { failureSummary } from "./failure-summary.ts";
 import { conversationKey, replyKey } from "./keys.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import type { Agent } from "./ports/agent.ts";
@@ -81,7 +82,7 @@ export class ReplyWorker {
       delivery = await sender.send(adapter, workspace, { event, text, replyKey: replyKey(event) }, lease.signal);
     } catch (error) {
       lease.stop();
-      telemetry.failure(ws, stage);
+      telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
       this.deps.logger.warn(
         { err: error, workspaceId: ws.workspaceId, stage },
         "answer failed; the job will be retried",
@@ -99,7 +100,7 @@ export class ReplyWorker {
       event.messageKeyWindowMs ?? Number.POSITIVE_INFINITY,
     );
     if (!(await this.commit(event, token, value, ttlMs))) {
-      telemetry.failure(ws, "commit");
+      telemetry.failure(ws, "commit", "the reply was posted but could not be recorded as sent");
     }
     telemetry.replySent(ws, Date.now() - event.receivedAt);
     const history = [

@@ -12,6 +12,7 @@ import {
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
 import { type SlackCredentials, slackCredentialsSchema } from "./credentials.ts";
+import { slackGuide } from "./guide.ts";
 import { normalizeSlackDelivery } from "./normalize.ts";
 import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
 import { SlackClients } from "./slack-clients.ts";
@@ -34,6 +35,7 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   readonly credentialsSchema = slackCredentialsSchema;
   // Slack retries a 503 (three times over ~6 minutes), so refusing while the store is down loses nothing.
   readonly defaultFailMode = "closed";
+  readonly guide = slackGuide;
   private readonly clients: SlackClients;
 
   constructor(private readonly options: SlackAdapterOptions = {}) {

@@ -25,9 +25,21 @@ describe("RedisStore key layout", () => {
     if (!held.claimed || !sent.claimed) throw new Error("not claimed");
     await store.commit("reply:ws-1:C1:171.2", sent.token, "msg:9", 60_000);
     await store.append("conversation:ws-1:C1:171.2", [{ role: "user", text: "hi" }], 20, 60_000);
-    await store.add([{ tenantId: "t-1", workspaceId: "ws-1", counts: { events: 1 } }]);
+    const at = Date.UTC(2030, 0, 1, 10, 17, 42);
+    vi.setSystemTime(at);
+    await store.add([
+      {
+        tenantId: "t-1",
+        workspaceId: "ws-1",
+        counts: { events: 1, failures: 1 },
+        activity: { lastEventAt: at, lastError: { at, stage: "send", message: "channel_not_found" } },
+      },
+    ]);
+    vi.useRealTimers();
     await limiter.take([{ key: "token:xoxb", limit: 5, windowMs: 1000 }]);
 
+    const minute = Date.UTC(2030, 0, 1, 10, 17);
+    const hour = Date.UTC(2030, 0, 1, 10);
     const keys = (await client.keys("layout:*")).sort();
     expect(keys).toEqual([
       "layout:conversation:ws-1:C1:171.2",
@@ -35,16 +47,31 @@ describe("RedisStore key layout", () => {
       "layout:reply:ws-1:C1:171.2",
       "layout:stats:{t-1}:workspaces",
       "layout:stats:{t-1}:ws:ws-1",
+      "layout:stats:{t-1}:ws:ws-1:activity",
+      "layout:stats:{t-1}:ws:ws-1:error",
+      `layout:stats:{t-1}:ws:ws-1:hour:${hour}`,
+      `layout:stats:{t-1}:ws:ws-1:minute:${minute}`,
       "layout:{rate}:token:xoxb",
     ]);
     for (const key of keys) expect(await client.pttl(key), key).toBeGreaterThan(0);
     expect(await client.get("layout:event:ws-1:Ev1")).toBe(`i:${held.token}:job:owner`);
     expect(await client.get("layout:reply:ws-1:C1:171.2")).toBe("d:msg:9");
+    // A minute's bucket lives 25 hours from its start, an hour's 8 days.
+    expect(await client.pexpiretime(`layout:stats:{t-1}:ws:ws-1:minute:${minute}`)).toBe(minute + 25 * 3_600_000);
+    expect(await client.pexpiretime(`layout:stats:{t-1}:ws:ws-1:hour:${hour}`)).toBe(hour + 8 * 86_400_000);
+    expect(await client.zrange("layout:stats:{t-1}:ws:ws-1:activity", "0", "-1", "WITHSCORES")).toEqual([
+      "event",
+      String(at),
+    ]);
+    expect(await client.zrange("layout:stats:{t-1}:ws:ws-1:error", "0", "-1")).toEqual([
+      JSON.stringify({ stage: "send", message: "channel_not_found" }),
+    ]);
   });
 
-  it("forgets a workspace's counters once they have gone unchanged for the stats TTL", async () => {
+  it("forgets a workspace's counters, activity and series once they have gone unchanged for the stats TTL", async () => {
     const store = new RedisStore(client, { prefix: "stats-ttl:", statsTtlMs: 200 });
-    await store.add([{ tenantId: "t-1", workspaceId: "ws-quiet", counts: { events: 1 } }]);
+    const activity = { lastEventAt: Date.now(), lastError: { at: Date.now(), stage: "agent" as const, message: "x" } };
+    await store.add([{ tenantId: "t-1", workspaceId: "ws-quiet", counts: { events: 1 }, activity }]);
     expect(Object.keys(await store.read("t-1"))).toEqual(["ws-quiet"]);
     await sleep(400);
     expect(await store.read("t-1")).toEqual({});

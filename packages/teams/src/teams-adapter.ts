@@ -16,6 +16,7 @@ import { BotTokenClient } from "./bot-token.ts";
 import { authenticateChannelRequest, channelAuthentication } from "./channel-auth.ts";
 import { type TeamsCredentials, teamsCredentialsSchema } from "./credentials.ts";
 import { microsoftEndpoints, type TeamsEndpoints } from "./endpoints.ts";
+import { teamsGuide } from "./guide.ts";
 import { normalizeActivity } from "./normalize.ts";
 import { ReplySender } from "./reply-sender.ts";
 import { ThrottleBackoff } from "./throttle-backoff.ts";
@@ -45,6 +46,7 @@ export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
   readonly credentialsSchema = teamsCredentialsSchema;
   /** Teams retries a delivery that fails, so refusing while the store is down loses nothing. */
   readonly defaultFailMode = "closed";
+  readonly guide = teamsGuide;
   private readonly endpoints: TeamsEndpoints;
   private readonly timeoutMs: number;
   private readonly sender: ReplySender;

@@ -1,6 +1,7 @@
 import type { InboundRequest, PlatformAdapter, Workspace } from "@resident/core";
-import { VerificationError } from "@resident/core";
+import { failModes, VerificationError } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { credentialShapes, sortShapes } from "./credential-shapes.ts";
 
 /** A reply as the fake platform recorded it. */
 export interface RecordedReply {
@@ -33,7 +34,7 @@ export interface AdapterContractFixture<C> {
   close(): Promise<void>;
 }
 
-/** The suite every platform adapter passes: verify, normalize, self-loop guard, twin keys, send. */
+/** The suite every platform adapter passes: guide, verify, normalize, self-loop guard, twin keys, send. */
 export function adapterContract<C>(name: string, setup: () => Promise<AdapterContractFixture<C>>): void {
   describe(`${name} adapter contract`, () => {
     let f: AdapterContractFixture<C>;
@@ -48,6 +49,20 @@ export function adapterContract<C>(name: string, setup: () => Promise<AdapterCon
       f = await setup();
     });
     afterAll(() => f?.close());
+
+    it("its guide asks for exactly the credentials of one form its schema accepts, and explains both fail modes", () => {
+      const { guide } = f.adapter;
+      const asked = guide.credentialFields.map((field) => ({
+        name: field.name,
+        optional: field.optional ?? false,
+        list: field.list ?? false,
+        choices: [...(field.choices ?? [])],
+      }));
+      expect(credentialShapes(f.adapter.credentialsSchema)).toContainEqual(sortShapes(asked));
+      expect(guide.displayName).not.toBe("");
+      expect(guide.setupSteps.length).toBeGreaterThan(0);
+      for (const mode of failModes) expect(guide.failModeConsequences[mode].length).toBeGreaterThan(40);
+    });
 
     it("connect learns the bot's identity", () => {
       expect(Object.keys(f.workspace.identity).length).toBeGreaterThan(0);

@@ -1,19 +1,24 @@
 import {
   emptyCounts,
+  failureSummary,
   InvalidCredentialsError,
   type Platform,
   type PlatformAdapter,
   platforms,
   type StatCounts,
   type StatsStore,
+  seriesResolutions,
   statCounters,
+  statRanges,
+  type TenantDirectory,
+  type WorkspaceActivity,
   workspaceSettingsSchema,
 } from "@resident/core";
+import type { RedisClient } from "@resident/store";
 import {
   AccessDeniedError,
   type AdminTokens,
   InvalidInputError,
-  type Principal,
   type TenantRegistry,
   UnknownTenantError,
   type WorkspaceRecord,
@@ -21,20 +26,21 @@ import {
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { webhookPath } from "../webhook-paths.ts";
+import { type FailedSignInLimit, useAdminAuth } from "./admin-auth.ts";
 import { useZodValidation } from "./zod-validation.ts";
 
 export interface AdminApiOptions {
   registry: TenantRegistry;
   tokens: AdminTokens;
   adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  /** Opens a workspace's stored credentials, for testing the connection. */
+  directory: TenantDirectory;
   stats: StatsStore;
   publicUrl: string;
-}
-
-declare module "fastify" {
-  interface FastifyRequest {
-    principal: Principal;
-  }
+  /** Default: 10 failures a minute per client address. */
+  failedSignIns?: FailedSignInLimit;
+  /** The shared Redis, where failed sign-ins are counted cluster-wide. */
+  redis?: RedisClient;
 }
 
 /** The platform refused, or could not check, the credentials given for a workspace. → 422 */
@@ -52,6 +58,7 @@ const createWorkspaceBody = z.object({
   credentials,
   settings: workspaceSettingsSchema.optional(),
 });
+const seriesQuery = z.object({ range: z.enum(statRanges).default("hour") });
 const patchWorkspaceBody = z
   .object({
     name: z.string().optional(),
@@ -61,25 +68,18 @@ const patchWorkspaceBody = z
   .strict();
 
 /**
- * `/admin/api/*`: tenants, tenant admin tokens, workspaces and stats (DESIGN.md's contract). The bearer token
- * decides who is calling; a tenant admin finds nothing of another tenant (404, not 403: no existence leaks).
+ * `/admin/api/*`: tenants, tenant admin tokens, workspaces and stats (DESIGN.md's contract), and what the admin
+ * console needs besides: who is signed in, the platforms' guides, activity, series, a connection test. The bearer
+ * token decides who is calling; a tenant admin finds nothing of another tenant (404, not 403: no existence leaks).
  * Credentials go in, are checked with the platform, and never come out.
  */
 export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options) => {
-  const { registry, tokens, adapters, stats, publicUrl } = options;
+  const { registry, tokens, adapters, directory, stats, publicUrl } = options;
   useZodValidation(app);
-  app.decorateRequest("principal");
-
-  app.addHook("onRequest", async (request, reply) => {
-    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
-    const principal = bearer ? await tokens.authenticate(bearer) : undefined;
-    if (!principal) {
-      return reply
-        .code(401)
-        .header("www-authenticate", 'Bearer realm="resident admin"')
-        .send({ error: "a valid admin token is required" });
-    }
-    request.principal = principal;
+  await useAdminAuth(app, {
+    tokens,
+    failedSignIns: options.failedSignIns ?? { max: 10, windowMs: 60_000 },
+    redis: options.redis,
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -125,10 +125,20 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
     try {
       return { credentials: parsed.data as Record<string, unknown>, identity: await adapter.connect(parsed.data) };
     } catch (error) {
-      const reason = error instanceof InvalidCredentialsError ? "refused these credentials" : "could not be reached";
-      throw new CredentialsRejectedError(`${platform} ${reason}: ${(error as Error).message}`);
+      throw new CredentialsRejectedError(connectFailure(platform, error, parsed.data));
     }
   };
+
+  app.get("/me", async (request) => {
+    const { principal } = request;
+    if (principal.role === "operator") return { role: "operator" };
+    const tenant = await registry.getTenant(principal, principal.tenantId);
+    return { role: "tenant", tenantId: principal.tenantId, tenantName: tenant?.name };
+  });
+
+  app.get("/platforms", async () =>
+    [...adapters.values()].map(({ platform, defaultFailMode, guide }) => ({ platform, defaultFailMode, ...guide })),
+  );
 
   app.post("/tenants", { schema: { body: z.object({ name: z.string() }) } }, async (request, reply) => {
     const tenant = await registry.createTenant(request.principal, request.body as { name: string });
@@ -211,12 +221,53 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
     const { tenantId } = request.params as z.infer<typeof tenantParams>;
     if (!ownTenant(request, reply, tenantId)) return reply;
     if (!(await registry.getTenant(request.principal, tenantId))) return notFound(reply);
-    const workspaces = await stats.read(tenantId);
+    const [workspaces, activity] = await Promise.all([stats.read(tenantId), stats.activity(tenantId)]);
     const totals = emptyCounts();
     for (const counts of Object.values(workspaces))
       for (const counter of statCounters) totals[counter] += counts[counter];
-    return { tenantId, totals, workspaces } satisfies { tenantId: string; totals: StatCounts; workspaces: object };
+    return {
+      tenantId,
+      totals,
+      workspaces,
+      activity: Object.fromEntries(Object.entries(activity).map(([id, moments]) => [id, activityView(moments)])),
+    } satisfies { tenantId: string; totals: StatCounts; workspaces: object; activity: object };
   });
+
+  app.get(
+    "/tenants/:tenantId/workspaces/:workspaceId/series",
+    { schema: { params: workspaceParams, querystring: seriesQuery } },
+    async (request, reply) => {
+      const { tenantId, workspaceId } = request.params as z.infer<typeof workspaceParams>;
+      const { range } = request.query as z.infer<typeof seriesQuery>;
+      if (!ownTenant(request, reply, tenantId)) return reply;
+      if (!(await registry.getWorkspace(request.principal, tenantId, workspaceId))) return notFound(reply);
+      const points = await stats.series(tenantId, workspaceId, range);
+      return {
+        range,
+        bucketSeconds: seriesResolutions[range].bucketMs / 1000,
+        points: points.map(({ at, counts }) => ({ at: new Date(at).toISOString(), counts })),
+      };
+    },
+  );
+
+  /** Runs the platform's connection check with the stored credentials: the platform's own answer, never a secret. */
+  app.post(
+    "/tenants/:tenantId/workspaces/:workspaceId/test-connection",
+    { schema: { params: workspaceParams } },
+    async (request, reply) => {
+      const { tenantId, workspaceId } = request.params as z.infer<typeof workspaceParams>;
+      if (!ownTenant(request, reply, tenantId)) return reply;
+      const record = await registry.getWorkspace(request.principal, tenantId, workspaceId);
+      const adapter = record && adapters.get(record.platform);
+      const workspace = adapter && (await directory.workspace(workspaceId));
+      if (!record || !adapter || !workspace) return notFound(reply);
+      try {
+        return { ok: true, identity: await adapter.connect(workspace.credentials) };
+      } catch (error) {
+        return { ok: false, error: connectFailure(record.platform, error, workspace.credentials) };
+      }
+    },
+  );
 
   app.get("/tenants/:tenantId/audit", { schema: { params: tenantParams } }, async (request, reply) => {
     const { tenantId } = request.params as z.infer<typeof tenantParams>;
@@ -224,3 +275,18 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
     return registry.listAudit(request.principal, { tenantId, limit: 200 });
   });
 };
+
+function connectFailure(platform: Platform, error: unknown, credentials: unknown): string {
+  const reason = error instanceof InvalidCredentialsError ? "refused these credentials" : "could not be reached";
+  return `${platform} ${reason}: ${failureSummary(error, credentials)}`;
+}
+
+/** Moments as ISO timestamps, like every other time the admin API answers with. */
+function activityView({ lastEventAt, lastReplyAt, lastError }: WorkspaceActivity) {
+  const iso = (at?: number) => (at === undefined ? undefined : new Date(at).toISOString());
+  return {
+    lastEventAt: iso(lastEventAt),
+    lastReplyAt: iso(lastReplyAt),
+    lastError: lastError && { ...lastError, at: iso(lastError.at) },
+  };
+}

@@ -1,6 +1,7 @@
 import type { ZodType } from "zod";
 import type { ChatEvent, Platform, QueuedEvent } from "../chat-event.ts";
 import type { FailMode } from "../settings.ts";
+import type { PlatformGuide } from "./platform-guide.ts";
 import type { BotIdentity, Workspace } from "./tenant-directory.ts";
 
 /** A webhook delivery exactly as it arrived; the raw bytes are what signatures cover. */
@@ -44,6 +45,8 @@ export interface PlatformAdapter<C = unknown> {
   readonly credentialsSchema: ZodType<C>;
   /** The fail mode a new workspace gets when the admin does not choose one. */
   readonly defaultFailMode: FailMode;
+  /** Credential fields, setup steps and fail-mode consequences, for the admin console. */
+  readonly guide: PlatformGuide;
   /** Checks the delivery came from the platform. Throws VerificationError (→ 401). */
   verify(request: InboundRequest, workspace: Workspace<C>, now: number): Promise<void>;
   /** Turns a verified delivery into a ChatEvent, a direct answer or nothing. Throws MalformedPayloadError (→ 400). */

@@ -21,7 +21,8 @@ export interface Telemetry {
   replyDuplicate(ws: WorkspaceRef): void;
   replySent(ws: WorkspaceRef, eventToReplyMs: number): void;
   outcomeUnknown(ws: WorkspaceRef): void;
-  failure(ws: WorkspaceRef, stage: FailureStage): void;
+  /** `reason` is shown to the workspace's admins: build it with failureSummary, never from a secret. */
+  failure(ws: WorkspaceRef, stage: FailureStage, reason: string): void;
   llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void;
 }
 

@@ -1,18 +1,34 @@
 import { randomUUID } from "node:crypto";
 import {
+  addCounts,
+  bucketStart,
   type ClaimRecord,
   type ClaimResult,
   type ClaimStore,
   type ConversationMemory,
   emptyCounts,
+  latestActivity,
   type StatCounts,
   type StatIncrement,
+  type StatPoint,
+  type StatRange,
   type StatsStore,
+  seriesBuckets,
+  seriesResolutions,
+  statRanges,
   type Turn,
+  type WorkspaceActivity,
 } from "@resident/core";
 import { ExpiringMap } from "./expiring-map.ts";
 
 type Held = { record: ClaimRecord; token?: string };
+
+/** One workspace's stats: totals, latest activity, and the counts per bucket of each range's series. */
+interface WorkspaceStats {
+  totals: StatCounts;
+  activity: WorkspaceActivity;
+  buckets: Record<StatRange, Map<number, StatCounts>>;
+}
 
 export interface MemoryStoreOptions {
   now?: () => number;
@@ -28,13 +44,14 @@ export interface MemoryStoreOptions {
 export class MemoryStore implements ClaimStore, ConversationMemory, StatsStore {
   private readonly claims: ExpiringMap<Held>;
   private readonly threads: ExpiringMap<Turn[]>;
-  private readonly stats = new Map<string, Map<string, StatCounts>>();
+  private readonly stats = new Map<string, Map<string, WorkspaceStats>>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
-    const now = options.now ?? Date.now;
-    this.claims = new ExpiringMap(now, options.maxClaims);
-    this.threads = new ExpiringMap(now);
+    this.now = options.now ?? Date.now;
+    this.claims = new ExpiringMap(this.now, options.maxClaims);
+    this.threads = new ExpiringMap(this.now);
     this.sweeper = setInterval(() => {
       this.claims.sweep();
       this.threads.sweep();
@@ -81,18 +98,57 @@ export class MemoryStore implements ClaimStore, ConversationMemory, StatsStore {
   }
 
   async add(increments: StatIncrement[]): Promise<void> {
-    for (const { tenantId, workspaceId, counts } of increments) {
-      const tenant = this.stats.get(tenantId) ?? new Map<string, StatCounts>();
-      this.stats.set(tenantId, tenant);
-      const totals = tenant.get(workspaceId) ?? emptyCounts();
-      tenant.set(workspaceId, totals);
-      for (const [counter, by] of Object.entries(counts) as [keyof StatCounts, number][]) totals[counter] += by;
+    const now = this.now();
+    for (const { tenantId, workspaceId, counts, activity, at = now } of increments) {
+      const stats = this.workspaceStats(tenantId, workspaceId);
+      addCounts(stats.totals, counts);
+      stats.activity = latestActivity(stats.activity, activity);
+      for (const range of statRanges) {
+        const { keepMs } = seriesResolutions[range];
+        const buckets = stats.buckets[range];
+        const start = bucketStart(at, range);
+        if (start > now - keepMs) {
+          const bucket = buckets.get(start) ?? emptyCounts();
+          buckets.set(start, bucket);
+          addCounts(bucket, counts);
+        }
+        // Buckets are mostly created in time order, so the lapsed ones come first.
+        for (const kept of buckets.keys()) {
+          if (kept > now - keepMs) break;
+          buckets.delete(kept);
+        }
+      }
     }
   }
 
   async read(tenantId: string): Promise<Record<string, StatCounts>> {
-    const tenant = this.stats.get(tenantId) ?? new Map<string, StatCounts>();
-    return Object.fromEntries([...tenant].map(([workspaceId, counts]) => [workspaceId, { ...counts }]));
+    return this.perWorkspace(tenantId, (stats) => ({ ...stats.totals }));
+  }
+
+  async activity(tenantId: string): Promise<Record<string, WorkspaceActivity>> {
+    return this.perWorkspace(tenantId, (stats) => ({ ...stats.activity }));
+  }
+
+  async series(tenantId: string, workspaceId: string, range: StatRange): Promise<StatPoint[]> {
+    const buckets = this.stats.get(tenantId)?.get(workspaceId)?.buckets[range];
+    return seriesBuckets(range, this.now()).map((at) => ({ at, counts: { ...(buckets?.get(at) ?? emptyCounts()) } }));
+  }
+
+  private workspaceStats(tenantId: string, workspaceId: string): WorkspaceStats {
+    const tenant = this.stats.get(tenantId) ?? new Map<string, WorkspaceStats>();
+    this.stats.set(tenantId, tenant);
+    const stats = tenant.get(workspaceId) ?? {
+      totals: emptyCounts(),
+      activity: {},
+      buckets: { hour: new Map(), day: new Map() },
+    };
+    tenant.set(workspaceId, stats);
+    return stats;
+  }
+
+  private perWorkspace<T>(tenantId: string, view: (stats: WorkspaceStats) => T): Record<string, T> {
+    const tenant = this.stats.get(tenantId) ?? new Map<string, WorkspaceStats>();
+    return Object.fromEntries([...tenant].map(([workspaceId, stats]) => [workspaceId, view(stats)]));
   }
 
   close(): void {

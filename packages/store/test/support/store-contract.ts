@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ChangeFeed, ClaimStore, ConversationMemory, RateLimiter, StatsStore } from "@resident/core";
-import { emptyCounts } from "@resident/core";
+import type {
+  ChangeFeed,
+  ClaimStore,
+  ConversationMemory,
+  RateLimiter,
+  StatCounter,
+  StatPoint,
+  StatRange,
+  StatsStore,
+} from "@resident/core";
+import { bucketStart, emptyCounts } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 export interface StoreBackend {
@@ -185,6 +194,78 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
         });
         expect(await backend.store.read(other)).toEqual({ "ws-c": { ...emptyCounts(), failures: 1 } });
         expect(await backend.store.read(`t-${randomUUID()}`)).toEqual({});
+      });
+
+      it("keeps the newest moment of each activity, whichever instance flushes first", async () => {
+        const tenant = `t-${randomUUID()}`;
+        const t = Date.now() - 60_000;
+        const newerError = { at: t + 2_500, stage: "send" as const, message: "Slack refused: channel_not_found" };
+        await backend.store.add([
+          {
+            tenantId: tenant,
+            workspaceId: "ws-a",
+            counts: { events: 1, failures: 1 },
+            activity: { lastEventAt: t + 2_000, lastError: newerError },
+          },
+          { tenantId: tenant, workspaceId: "ws-b", counts: { events: 1 } },
+        ]);
+        await backend.store.add([
+          {
+            tenantId: tenant,
+            workspaceId: "ws-a",
+            counts: { events: 1, replies: 1, failures: 1 },
+            activity: {
+              lastEventAt: t + 1_000,
+              lastReplyAt: t + 3_000,
+              lastError: { at: t + 1_500, stage: "agent", message: "an older failure" },
+            },
+          },
+        ]);
+
+        expect(await backend.store.activity(tenant)).toEqual({
+          "ws-a": { lastEventAt: t + 2_000, lastReplyAt: t + 3_000, lastError: newerError },
+          "ws-b": {},
+        });
+        expect(await backend.store.activity(`t-${randomUUID()}`)).toEqual({});
+      });
+
+      it("draws the last hour by the minute and the last day by the hour, bucketed by when counts were taken", async () => {
+        const [tenant, other] = [`t-${randomUUID()}`, `t-${randomUUID()}`];
+        const before = Date.now();
+        const minutesAgo = (m: number) => before - m * 60_000;
+        await backend.store.add([
+          { tenantId: tenant, workspaceId: "ws-a", counts: { events: 2, duplicateEvents: 1 }, at: before },
+          { tenantId: tenant, workspaceId: "ws-a", counts: { events: 1, replies: 1 }, at: minutesAgo(30) },
+          { tenantId: tenant, workspaceId: "ws-a", counts: { events: 5 }, at: minutesAgo(180) },
+          { tenantId: tenant, workspaceId: "ws-a", counts: { events: 7 }, at: minutesAgo(2 * 24 * 60) },
+          { tenantId: tenant, workspaceId: "ws-b", counts: { events: 11 }, at: before },
+          { tenantId: other, workspaceId: "ws-a", counts: { events: 13 }, at: before },
+        ]);
+        const hour = await backend.store.series(tenant, "ws-a", "hour");
+        const day = await backend.store.series(tenant, "ws-a", "day");
+        const after = Date.now();
+
+        const sum = (points: StatPoint[], counter: StatCounter) => points.reduce((n, p) => n + p.counts[counter], 0);
+        const bucketOf = (points: StatPoint[], at: number, range: StatRange) =>
+          points.find((point) => point.at === bucketStart(at, range))?.counts;
+        for (const [points, range, length, width] of [
+          [hour, "hour", 60, 60_000],
+          [day, "day", 24, 3_600_000],
+        ] as const) {
+          expect(points).toHaveLength(length);
+          expect(points.slice(1).every((point, i) => point.at - (points[i] as StatPoint).at === width)).toBe(true);
+          const last = points.at(-1) as StatPoint;
+          expect(last.at).toBeLessThanOrEqual(after);
+          expect(last.at + width).toBeGreaterThan(before);
+          expect(bucketOf(points, minutesAgo(30), range)).toMatchObject({ replies: 1 });
+        }
+        expect(bucketOf(hour, minutesAgo(30), "hour")).toEqual({ ...emptyCounts(), events: 1, replies: 1 });
+        expect(bucketOf(hour, before, "hour")).toEqual({ ...emptyCounts(), events: 2, duplicateEvents: 1 });
+        expect(sum(hour, "events")).toBe(3);
+        expect(bucketOf(day, minutesAgo(180), "day")).toEqual({ ...emptyCounts(), events: 5 });
+        expect(sum(day, "events")).toBe(8);
+        expect(sum(await backend.store.series(tenant, "ws-quiet", "hour"), "events")).toBe(0);
+        expect(sum(await backend.store.series(other, "ws-b", "day"), "events")).toBe(0);
       });
     });
 

@@ -1,0 +1,123 @@
+import type { Series, StatCounts } from "../api-types.ts";
+import { h, svg, uniqueId } from "../dom.ts";
+import { formatCount } from "../format.ts";
+
+interface Line {
+  label: string;
+  className: string;
+  value(counts: StatCounts): number;
+}
+
+const lines: Line[] = [
+  { label: "Messages received", className: "line-events", value: (c) => c.events },
+  { label: "Replies sent", className: "line-replies", value: (c) => c.replies },
+  {
+    label: "Duplicates suppressed",
+    className: "line-duplicates",
+    value: (c) => c.duplicateEvents + c.duplicateReplies,
+  },
+  { label: "Failures", className: "line-failures", value: (c) => c.failures },
+];
+
+const width = 640;
+const height = 220;
+const margin = { top: 12, right: 12, bottom: 28, left: 40 };
+const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+
+/**
+ * The workspace's counts per minute (last hour) or per hour (last day) as lines, told apart by colour and by dash
+ * pattern; the same numbers as a summary and a table for those who do not see the chart.
+ */
+export function seriesChart(series: Series): HTMLElement {
+  const { points } = series;
+  const totals = lines.map((line) => points.reduce((sum, point) => sum + line.value(point.counts), 0));
+  const top = niceCeiling(Math.max(1, ...points.flatMap((point) => lines.map((line) => line.value(point.counts)))));
+  const plotWidth = width - margin.left - margin.right;
+  const plotHeight = height - margin.top - margin.bottom;
+  const x = (i: number) => margin.left + (points.length < 2 ? 0 : (i / (points.length - 1)) * plotWidth);
+  const y = (value: number) => margin.top + plotHeight - (value / top) * plotHeight;
+  const period = series.range === "hour" ? "the last hour" : "the last day";
+  const summaryId = uniqueId("chart-summary");
+  const summary = `Over ${period}: ${lines.map((line, i) => `${formatCount(totals[i] ?? 0)} ${line.label.toLowerCase()}`).join(", ")}.`;
+
+  const chart = svg(
+    "svg",
+    { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": summaryId, class: "chart" },
+    ...[0, top / 2, top]
+      .filter((value) => Number.isInteger(value))
+      .map((value) =>
+        svg(
+          "g",
+          { class: "grid" },
+          svg("line", { x1: margin.left, x2: width - margin.right, y1: y(value), y2: y(value) }),
+          svg("text", { x: margin.left - 6, y: y(value) + 4, "text-anchor": "end" }, formatCount(value)),
+        ),
+      ),
+    ...lines.map((line) =>
+      svg("polyline", {
+        class: `line ${line.className}`,
+        points: points.map((point, i) => `${x(i)},${y(line.value(point.counts))}`).join(" "),
+      }),
+    ),
+    svg("text", { class: "axis", x: margin.left, y: height - 8 }, points[0] ? time.format(new Date(points[0].at)) : ""),
+    svg("text", { class: "axis", x: width - margin.right, y: height - 8, "text-anchor": "end" }, "now"),
+  );
+
+  const busy = points.filter((point) => lines.some((line) => line.value(point.counts) > 0));
+  return h(
+    "figure",
+    { class: "chart-figure" },
+    chart,
+    h(
+      "figcaption",
+      {},
+      h(
+        "ul",
+        { class: "legend" },
+        ...lines.map((line, i) =>
+          h(
+            "li",
+            {},
+            h("span", { class: `swatch ${line.className}`, "aria-hidden": "true" }),
+            `${line.label}: ${formatCount(totals[i] ?? 0)}`,
+          ),
+        ),
+      ),
+      h("p", { id: summaryId, class: "visually-hidden" }, summary),
+      h(
+        "details",
+        {},
+        h("summary", {}, "Show as a table"),
+        busy.length === 0
+          ? h("p", {}, `Nothing happened in ${period}.`)
+          : h(
+              "table",
+              {},
+              h(
+                "thead",
+                {},
+                h("tr", {}, h("th", { scope: "col" }, "From"), ...lines.map((l) => h("th", { scope: "col" }, l.label))),
+              ),
+              h(
+                "tbody",
+                {},
+                ...busy.map((point) =>
+                  h(
+                    "tr",
+                    {},
+                    h("th", { scope: "row" }, time.format(new Date(point.at))),
+                    ...lines.map((line) => h("td", {}, formatCount(line.value(point.counts)))),
+                  ),
+                ),
+              ),
+            ),
+      ),
+    ),
+  );
+}
+
+/** 1, 2, 5, 10, 20, 50, … at or above `n`, so the axis reads in round numbers. */
+function niceCeiling(n: number): number {
+  const magnitude = 10 ** Math.floor(Math.log10(n));
+  return [1, 2, 5, 10].map((step) => step * magnitude).find((value) => value >= n) ?? 10 * magnitude;
+}

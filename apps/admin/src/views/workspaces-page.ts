@@ -1,0 +1,85 @@
+import type { TenantStats, Workspace } from "../api-types.ts";
+import { activitySummary } from "../components/activity-summary.ts";
+import { livePanel } from "../components/live-panel.ts";
+import { type Context, type Page, paths, platformOf } from "../context.ts";
+import { h } from "../dom.ts";
+import { formatCount } from "../format.ts";
+import { tenantName } from "./tenant-name.ts";
+
+/** A tenant's workspaces with their state and cluster-wide counters, and a way to connect another. */
+export async function workspacesPage(context: Context, tenantId: string): Promise<Page> {
+  const { api } = context;
+  const [name, workspaces] = await Promise.all([tenantName(context, tenantId), api.workspaces(tenantId)]);
+  const table = await livePanel(
+    () => api.stats(tenantId),
+    (stats) => workspaceTable(context, workspaces, stats),
+  );
+  const connect = h(
+    "section",
+    { class: "card", "aria-labelledby": "connect-title" },
+    h("h2", { id: "connect-title" }, "Connect a workspace"),
+    h(
+      "ul",
+      { class: "platform-choices" },
+      ...context.platforms.map((platform) =>
+        h(
+          "li",
+          {},
+          h(
+            "a",
+            { class: "button", href: paths.newWorkspace(tenantId, platform.platform), "data-link": true },
+            `Connect ${platform.displayName}`,
+          ),
+        ),
+      ),
+    ),
+  );
+  return {
+    title: name,
+    element: h(
+      "section",
+      {},
+      h("h1", { tabindex: -1 }, name),
+      context.me.role === "operator" &&
+        h("p", {}, h("a", { href: paths.audit(tenantId), "data-link": true }, "Audit log of this tenant")),
+      h("h2", {}, "Workspaces"),
+      table.element,
+      connect,
+    ),
+    dispose: table.dispose,
+  };
+}
+
+function workspaceTable(context: Context, workspaces: Workspace[], stats: TenantStats): Node {
+  if (workspaces.length === 0) return h("p", {}, "No workspace is connected yet.");
+  const headings = ["Workspace", "Platform", "State", "Messages", "Duplicates suppressed", "Replies", "Failures"];
+  return h(
+    "table",
+    { class: "workspaces" },
+    h("caption", { class: "visually-hidden" }, "Workspaces, live"),
+    h("thead", {}, h("tr", {}, ...headings.map((label) => h("th", { scope: "col" }, label)))),
+    h(
+      "tbody",
+      {},
+      ...workspaces.map((workspace) => {
+        const counts = stats.workspaces[workspace.id];
+        const cell = (n = 0) => h("td", { class: "number" }, formatCount(n));
+        return h(
+          "tr",
+          { "data-workspace": workspace.id },
+          h(
+            "th",
+            { scope: "row" },
+            h("a", { href: paths.workspace(workspace.tenantId, workspace.id), "data-link": true }, workspace.name),
+          ),
+          h("td", {}, platformOf(context, workspace.platform)?.displayName ?? workspace.platform),
+          h("td", {}, activitySummary(stats.activity[workspace.id])),
+          cell(counts?.events),
+          cell(counts && counts.duplicateEvents + counts.duplicateReplies),
+          cell(counts?.replies),
+          cell(counts?.failures),
+        );
+      }),
+    ),
+  );
+}
