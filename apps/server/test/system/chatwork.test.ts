@@ -1,0 +1,129 @@
+import { eventually, settle } from "@resident/testkit";
+import { expect, it } from "vitest";
+import { report, useDeployment } from "./support/deployment.ts";
+import { countByTag, drained, fire, perInstance, question, tagsIn } from "./support/messages.ts";
+
+/*
+ * Chatwork through nginx to three instances (issue 5). Chatwork delivers one message through two webhooks and never
+ * redelivers; it allows 10 posts per 10 s per room, which the fake enforces with real 429s. The instances share one
+ * rate limiter in Redis, so a burst in one room is spread over the windows without a single 429.
+ */
+
+const d = useDeployment({ instances: 3, platforms: ["chatwork"], env: { WORKER_CONCURRENCY: "8" } });
+
+const received = () => perInstance(d(), "resident_deliveries_received_total", { platform: "chatwork" });
+
+it("answers a message's two webhook deliveries, raced at all three instances, once, quoting it", async () => {
+  const chatwork = await d().connectChatwork({ rooms: 1 });
+  const { tag, text } = question("cw");
+  const message = chatwork.message(text);
+  const before = await received();
+  const acks = await Promise.all([
+    ...[message.mention, message.created, message.mention, message.created].map((r) => chatwork.send(r)),
+    ...d().instances.flatMap((instance) => [
+      chatwork.send(message.mention, instance.url),
+      chatwork.send(message.created, instance.url),
+    ]),
+  ]);
+  const after = await received();
+  const perInstanceDeliveries = Object.fromEntries(Object.entries(after).map(([n, v]) => [n, v - (before[n] ?? 0)]));
+  expect(acks.map((a) => a.status)).toEqual(Array(10).fill(200));
+  expect(Object.values(perInstanceDeliveries).every((n) => n >= 2)).toBe(true);
+
+  const mine = () => d().chatwork.posts.filter((post) => tagsIn(post.body).includes(tag));
+  await eventually(() => expect(mine()).toHaveLength(1));
+  await drained(d());
+  await settle(1_500);
+  const llmCalls = countByTag(d(), new Set([tag])).calls.get(tag) ?? 0;
+  report("chatwork twin race", { deliveries: acks.length, perInstanceDeliveries, replies: mine().length, llmCalls });
+  expect(mine()).toHaveLength(1);
+  const [post] = mine();
+  expect(post?.roomId).toBe(message.roomId);
+  expect(post?.accountId).toBe(chatwork.bot.accountId);
+  expect(post?.body.startsWith(`${message.replyTag}\n`), post?.body).toBe(true);
+  expect(post?.body).toContain(`answer to: ${text}`);
+  expect(llmCalls).toBe(1);
+});
+
+it("answers a burst of 50 mentions in one room once each, within Chatwork's limits: no 429", {
+  timeout: 150_000,
+}, async () => {
+  const chatwork = await d().connectChatwork({ rooms: 1 });
+  const messages = Array.from({ length: 50 }, (_, i) => {
+    const { tag, text } = question("cb");
+    return { i, tag, ...chatwork.message(text) };
+  });
+  const tags = new Set(messages.map((m) => m.tag));
+  const rateLimitedBefore = d().chatwork.rateLimited;
+  const started = Date.now();
+  // Every mention through nginx, all at once, in order; each room-webhook twin straight to one of the instances.
+  const fired = await fire(
+    messages.flatMap((m) => [
+      () => chatwork.send(m.mention),
+      () => chatwork.send(m.created, d().instances[m.i % d().instances.length]?.url),
+    ]),
+    100,
+  );
+  expect(Object.fromEntries(fired.statuses)).toEqual({ 200: 100 });
+
+  // Chatwork lets 10 posts per 10 s into a room; our windows run a tenth plus half a second longer: 11.5 s per ten.
+  const boundMs = Math.ceil(messages.length / 10) * 11_500 + 30_000;
+  await eventually(() => expect(countByTag(d(), tags).replies.size).toBe(messages.length), { timeoutMs: boundMs });
+  const answeredInMs = Date.now() - started;
+  await drained(d());
+  await settle(1_500);
+
+  const { replies, calls } = countByTag(d(), tags);
+  const arrival = d()
+    .chatwork.posts.filter((post) => post.roomId === chatwork.rooms[0])
+    .map((post) => messages.findIndex((m) => tagsIn(post.body).includes(m.tag)));
+  const inversions = arrival.reduce((n, x, i) => n + arrival.slice(i + 1).filter((y) => y < x).length, 0);
+  const postTimes = d()
+    .chatwork.posts.filter((post) => post.roomId === chatwork.rooms[0])
+    .map((post) => post.sendTime);
+  report("chatwork burst", {
+    mentions: messages.length,
+    deliveries: 100,
+    replies: [...replies.values()].reduce((a, b) => a + b, 0),
+    llmCalls: [...calls.values()].reduce((a, b) => a + b, 0),
+    rateLimited429s: d().chatwork.rateLimited - rateLimitedBefore,
+    answeredInMs,
+    inOrder: inversions === 0,
+    inversions,
+    arrivalOrder: arrival.join(","),
+    postsPerSecond: Object.fromEntries(tallyBy(postTimes)),
+  });
+
+  expect(
+    [...tags].filter((t) => replies.get(t) !== 1),
+    "mentions not answered exactly once",
+  ).toEqual([]);
+  expect(d().chatwork.rateLimited - rateLimitedBefore, "429s answered by the fake Chatwork").toBe(0);
+  burst = { tags, calls };
+});
+
+/** What the burst left for the known issue below. */
+let burst: { tags: Set<string>; calls: Map<string, number> } | undefined;
+
+/*
+ * Known issue (see the report): when many answers in hand wait for one room's window, they all wake as it frees, one
+ * wins and the rest meet a fresh "retry after a few ms"; the OutboundSender's five waits per send are spent in
+ * milliseconds, the job gives up, releases its reply claim and, retried by the queue, asks the LLM again. The reply
+ * is still sent once; the LLM is asked about twice per mention. `it.fails` keeps it visible: fix it and this fails,
+ * and becomes a plain `it`.
+ */
+it.fails("asks the LLM once per mention of that burst (known issue: rate-limit waits spent by the herd)", (context) => {
+  if (!burst) return context.skip("the burst did not complete");
+  const { tags, calls } = burst;
+  expect(
+    [...tags].filter((t) => calls.get(t) !== 1),
+    "mentions not given to the LLM exactly once",
+  ).toEqual([]);
+});
+
+function tallyBy(values: number[]): Map<number, number> {
+  const first = values[0] ?? 0;
+  const counts = new Map<number, number>();
+  for (const value of values) counts.set(value - first, (counts.get(value - first) ?? 0) + 1);
+  return counts;
+}

@@ -1,0 +1,47 @@
+import { type Deployment, type DeploymentOptions, startDeployment } from "@resident/testkit/deployment";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+
+/**
+ * SYSTEM_SABOTAGE=reply-ledger starts every instance with the reply ledger disabled (support/disable-reply-ledger.ts,
+ * preloaded): a negative control. The exactly-once assertions must then fail — proof that they can.
+ */
+const sabotage: Record<string, string> =
+  process.env.SYSTEM_SABOTAGE === "reply-ledger"
+    ? { NODE_OPTIONS: `--import tsx --import ${new URL("./disable-reply-ledger.ts", import.meta.url).href}` }
+    : {};
+
+/**
+ * One deployment for a test file: started before its tests, closed (everything stopped by pid) after them even when
+ * they fail, and every instance's captured log printed for each test that fails.
+ */
+export function useDeployment(options: DeploymentOptions = {}): () => Deployment {
+  let deployment: Deployment | undefined;
+  beforeAll(async () => {
+    const started = Date.now();
+    deployment = await startDeployment({ ...options, env: { ...options.env, ...sabotage } });
+    report("deployment", { instances: deployment.instances.length, startedInMs: Date.now() - started });
+  }, 180_000);
+  beforeEach(({ task, onTestFailed }) => {
+    if (task.fails) return; // expected to fail: its failure is the pass
+    onTestFailed(() => {
+      if (deployment) console.error(`instance logs of the failed test:\n${deployment.logs(300)}`);
+    });
+  });
+  afterAll(async () => {
+    const closing = Date.now();
+    await deployment?.close();
+    report("deployment", { closedInMs: Date.now() - closing });
+  }, 120_000);
+  return () => {
+    if (!deployment) throw new Error("the deployment did not start");
+    return deployment;
+  };
+}
+
+/** Prints one line of counts in the test output, e.g. `[storm] messages=300 deliveries=1812 …`. */
+export function report(title: string, counts: Record<string, unknown>): void {
+  const line = Object.entries(counts)
+    .map(([name, value]) => `${name}=${typeof value === "object" ? JSON.stringify(value) : String(value)}`)
+    .join(" ");
+  console.log(`[${title}] ${line}`);
+}

@@ -1,0 +1,13 @@
+/*
+ * A negative control, never loaded by default: preloaded into every instance (NODE_OPTIONS=--import …) when
+ * SYSTEM_SABOTAGE=reply-ledger is set (support/deployment.ts), it turns the reply ledger into a yes-man, so twins that
+ * carry different event ids are all answered. The system tests must then fail with duplicates — proof that their
+ * counts can see them.
+ */
+import { ReplyLedger } from "@resident/core";
+
+ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged" });
+ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
+ReplyLedger.prototype.commit = async () => true;
+ReplyLedger.prototype.release = async () => true;
+process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
