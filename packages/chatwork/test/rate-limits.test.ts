@@ -1,5 +1,5 @@
 import type { ChatEvent } from "@resident/core";
-import { defaultSenderOptions, OutboundSender, RateLimitedError } from "@resident/core";
+import { OutboundSender, RateLimitedError } from "@resident/core";
 import { MemoryRateLimiter } from "@resident/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatworkAdapter, chatworkLimits } from "../src/index.ts";
@@ -10,7 +10,7 @@ type World = Awaited<ReturnType<typeof chatworkWorld>>;
 
 /** Chatwork's room limit, scaled down in time so a burst drains in seconds. */
 const fastRoomLimit = { limit: 10, windowMs: 400 };
-const patientSender = new OutboundSender({ ...defaultSenderOptions, maxRateLimitWaits: 100 });
+const sender = new OutboundSender();
 const signal = new AbortController().signal;
 
 const mention = (world: World, text: string, roomId = groupRoom): ChatEvent => {
@@ -39,7 +39,7 @@ describe("Chatwork rate limits", () => {
     const deliveries = await Promise.all(
       Array.from({ length: 50 }, (_, i) => {
         const reply = outbound(mention(world, `question ${i}`), `answer ${i}`);
-        return patientSender.send(instances[i % 2] as ChatworkAdapter, world.workspace, reply, signal);
+        return sender.send(instances[i % 2] as ChatworkAdapter, world.workspace, reply, signal);
       }),
     );
     return { world, deliveries };

@@ -15,6 +15,11 @@ export function replyKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">)
   return `reply:${event.workspaceId}:${event.messageKey}`;
 }
 
+/** Set while a user message's reply is being posted: left behind by a holder that died mid-send. */
+export function sendingKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">): string {
+  return `sending:${event.workspaceId}:${event.messageKey}`;
+}
+
 /** One conversation thread's memory. */
 export function conversationKey(event: Pick<QueuedEvent, "workspaceId" | "conversation">): string {
   const { id, threadId } = event.conversation;

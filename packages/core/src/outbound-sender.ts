@@ -6,30 +6,36 @@ import type { Workspace } from "./ports/tenant-directory.ts";
 export type Delivery = { status: "sent"; messageId: string } | { status: "unknown" };
 
 export interface OutboundSenderOptions {
-  /** How many 429s one send waits out before giving the job back to the queue. */
-  maxRateLimitWaits: number;
-  /** A Retry-After longer than this gives the job back to the queue instead of waiting in hand. */
-  maxRateLimitWaitMs: number;
-  /** Attempts at reading the platform back after an unknown outcome. */
+  /**
+   * How long one send may spend waiting out 429s before giving the job back to the queue. A time budget, not a
+   * count: when a shared room window frees one slot, every waiter but one is told to wait a few ms more.
+   */
+  rateLimitBudgetMs: number;
+  /** Attempts at reading the platform back. */
   reconcileAttempts: number;
-  /** Time given to a slow post to land before the first read-back, so a late post is not taken for a lost one. */
+  /** Time given to a slow post to land before reading back after a timeout, so a late post is not taken for lost. */
   reconcileDelayMs: number;
 }
 
 export const defaultSenderOptions: OutboundSenderOptions = {
-  maxRateLimitWaits: 5,
-  maxRateLimitWaitMs: 60_000,
+  rateLimitBudgetMs: 120_000,
   reconcileAttempts: 3,
   reconcileDelayMs: 3_000,
 };
 
+/** What reading the platform back found: our reply, certainly nothing, or no way to tell. */
+type ReadBack = SentReply | "absent" | "unreadable";
+
 /**
- * Sends one reply at most once per attempt. A 429 posted nothing, so it is waited out and retried. A timeout or
- * 5xx may have posted, so the platform is read back first; where it cannot be read back, nothing is resent.
- * Throws only when the message was certainly not posted.
+ * Sends one reply at most once per attempt. A 429 posted nothing, so it is waited out (with jitter) and retried.
+ * A timeout or 5xx may have posted, so the platform is read back first; where it cannot be read back, nothing is
+ * resent. Throws only when the message was certainly not posted.
  */
 export class OutboundSender {
-  constructor(private readonly options: OutboundSenderOptions = defaultSenderOptions) {}
+  constructor(
+    private readonly options: OutboundSenderOptions = defaultSenderOptions,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   async send<C>(
     adapter: PlatformAdapter<C>,
@@ -37,44 +43,62 @@ export class OutboundSender {
     reply: OutboundReply,
     signal: AbortSignal,
   ): Promise<Delivery> {
-    for (let waits = 0; ; waits++) {
+    const deadline = performance.now() + this.options.rateLimitBudgetMs;
+    for (;;) {
       try {
         const sent = await adapter.send(reply, workspace);
         return { status: "sent", messageId: sent.messageId };
       } catch (error) {
-        if (error instanceof RateLimitedError && this.mayWait(error, waits)) {
-          await sleep(error.retryAfterMs, undefined, { signal });
-          continue;
-        }
-        if (error instanceof OutcomeUnknownError) return this.reconcile(adapter, workspace, reply, error);
-        throw error;
+        if (error instanceof OutcomeUnknownError) return this.reconcile(adapter, workspace, reply, signal, error);
+        if (!(error instanceof RateLimitedError)) throw error;
+        const wait = error.retryAfterMs + this.random() * Math.min(1_000, error.retryAfterMs + 100);
+        if (performance.now() + wait > deadline) throw error;
+        await sleep(wait, undefined, { signal });
       }
     }
   }
 
-  private mayWait(error: RateLimitedError, waits: number): boolean {
-    return waits < this.options.maxRateLimitWaits && error.retryAfterMs <= this.options.maxRateLimitWaitMs;
+  /** Sends a reply that an earlier holder of its claim began to post before it died: looks on the platform first. */
+  async resume<C>(
+    adapter: PlatformAdapter<C>,
+    workspace: Workspace<C>,
+    reply: OutboundReply,
+    signal: AbortSignal,
+  ): Promise<Delivery> {
+    const found = await this.readBack(adapter, workspace, reply);
+    if (found === "unreadable") return { status: "unknown" };
+    if (found !== "absent") return { status: "sent", messageId: found.messageId };
+    return this.send(adapter, workspace, reply, signal);
   }
 
   private async reconcile<C>(
     adapter: PlatformAdapter<C>,
     workspace: Workspace<C>,
     reply: OutboundReply,
+    signal: AbortSignal,
     cause: OutcomeUnknownError,
   ): Promise<Delivery> {
     if (!adapter.findReply) return { status: "unknown" };
-    await sleep(this.options.reconcileDelayMs);
+    await sleep(this.options.reconcileDelayMs, undefined, { signal });
+    const found = await this.readBack(adapter, workspace, reply);
+    if (found === "unreadable") return { status: "unknown" };
+    if (found !== "absent") return { status: "sent", messageId: found.messageId };
+    throw new SendRejectedError("the reply is not on the platform after an unknown outcome", { cause });
+  }
+
+  private async readBack<C>(
+    adapter: PlatformAdapter<C>,
+    workspace: Workspace<C>,
+    reply: OutboundReply,
+  ): Promise<ReadBack> {
+    if (!adapter.findReply) return "unreadable";
     for (let attempt = 1; attempt <= this.options.reconcileAttempts; attempt++) {
-      let found: SentReply | undefined;
       try {
-        found = await adapter.findReply(reply, workspace);
+        return (await adapter.findReply(reply, workspace)) ?? "absent";
       } catch {
-        await sleep(250 * attempt);
-        continue;
+        if (attempt < this.options.reconcileAttempts) await sleep(250 * attempt);
       }
-      if (found) return { status: "sent", messageId: found.messageId };
-      throw new SendRejectedError("the reply is not on the platform after an unknown outcome", { cause });
     }
-    return { status: "unknown" };
+    return "unreadable";
   }
 }

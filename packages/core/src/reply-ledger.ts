@@ -1,5 +1,5 @@
 import type { QueuedEvent } from "./chat-event.ts";
-import { replyKey } from "./keys.ts";
+import { replyKey, sendingKey } from "./keys.ts";
 import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 
@@ -15,9 +15,16 @@ export type ReplyClaim =
 /** Value committed when a send's outcome could not be established: the message is never sent again. */
 export const outcomeUnknown = "outcome-unknown";
 
+/** Whether this claim's holder is the first to post the reply, or follows one that died while posting. */
+export type SendStart = { first: true; token: string } | { first: false };
+
 /**
  * The second layer: one claim per user message (its `messageKey`), taken before the agent runs, so neither the
  * LLM nor the platform sees a twin. Claims name the job that holds them, which tells a twin from a retry.
+ *
+ * Posting is marked on a key of its own that outlives the claim's lease: a holder that dies after the platform
+ * accepted its post but before the commit leaves the mark, and whoever claims the reply next reads the platform
+ * back before posting.
  */
 export class ReplyLedger {
   constructor(
@@ -43,5 +50,16 @@ export class ReplyLedger {
 
   release(event: QueuedEvent, token: string): Promise<boolean> {
     return this.store.release(replyKey(event), token);
+  }
+
+  /** Marks the post as under way, for as long as the reply's own marker will live. */
+  async beginSend(event: QueuedEvent, jobId: string, ttlMs: number): Promise<SendStart> {
+    const mark = await this.store.claim(sendingKey(event), jobId, ttlMs);
+    return mark.claimed ? { first: true, token: mark.token } : { first: false };
+  }
+
+  /** Clears the mark once the reply is committed, or once its post certainly failed. */
+  endSend(event: QueuedEvent, token: string): Promise<boolean> {
+    return this.store.release(sendingKey(event), token);
   }
 }

@@ -9,7 +9,7 @@ import type { Job } from "./ports/job-queue.ts";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
-import { outcomeUnknown, type ReplyLedger } from "./reply-ledger.ts";
+import { outcomeUnknown, type ReplyLedger, type SendStart } from "./reply-ledger.ts";
 
 export interface ReplyWorkerDeps {
   directory: TenantDirectory;
@@ -53,21 +53,27 @@ export class ReplyWorker {
       case "held-by-earlier-attempt":
         throw new ReplyLeaseHeldError(`an earlier attempt of ${job.id} still holds ${replyKey(event)}`);
       case "claimed":
-        return this.answer(event, workspace, adapter, claim.token, ws);
+        return this.answer(job, workspace, adapter, claim.token, ws);
     }
   };
 
   private async answer(
-    event: QueuedEvent,
+    job: Job<QueuedEvent>,
     workspace: Workspace,
     adapter: PlatformAdapter,
     token: string,
     ws: WorkspaceRef,
   ): Promise<void> {
+    const event = job.data;
     const { ledger, agent, memory, sender, telemetry } = this.deps;
     const turns = this.deps.historyTurns ?? 20;
     const lease = ledger.hold(event, token);
+    const ttlMs = Math.min(
+      workspace.settings.replyTtlSeconds * 1000,
+      event.messageKeyWindowMs ?? Number.POSITIVE_INFINITY,
+    );
     let stage: FailureStage = "agent";
+    let sending: SendStart | undefined;
     let delivery: Delivery;
     let text: string;
     try {
@@ -79,7 +85,11 @@ export class ReplyWorker {
       lease.signal.throwIfAborted();
       stage = "send";
       text = answer.text;
-      delivery = await sender.send(adapter, workspace, { event, text, replyKey: replyKey(event) }, lease.signal);
+      const reply = { event, text, replyKey: replyKey(event) };
+      sending = await ledger.beginSend(event, job.id, ttlMs);
+      delivery = sending.first
+        ? await sender.send(adapter, workspace, reply, lease.signal)
+        : await sender.resume(adapter, workspace, reply, lease.signal);
     } catch (error) {
       lease.stop();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
@@ -87,6 +97,8 @@ export class ReplyWorker {
         { err: error, workspaceId: ws.workspaceId, stage },
         "answer failed; the job will be retried",
       );
+      // Whatever threw, nothing was posted: the sender only throws when a post certainly did not happen.
+      if (sending?.first) await ledger.endSend(event, sending.token).catch(() => {});
       await ledger.release(event, token).catch(() => {});
       throw error;
     }
@@ -95,11 +107,9 @@ export class ReplyWorker {
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
     const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
-    const ttlMs = Math.min(
-      workspace.settings.replyTtlSeconds * 1000,
-      event.messageKeyWindowMs ?? Number.POSITIVE_INFINITY,
-    );
-    if (!(await this.commit(event, token, value, ttlMs))) {
+    if (await this.commit(event, token, value, ttlMs)) {
+      if (sending.first) await ledger.endSend(event, sending.token).catch(() => {});
+    } else {
       telemetry.failure(ws, "commit", "the reply was posted but could not be recorded as sent");
     }
     telemetry.replySent(ws, Date.now() - event.receivedAt);
