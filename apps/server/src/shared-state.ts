@@ -87,7 +87,8 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     changeFeed: new RedisChangeFeed(command, subscriber, { onError: throttled(logger, "change feed") }),
     limiter: new FailoverRateLimiter(new RedisRateLimiter(command), new MemoryRateLimiter()),
     redis: command,
-    ping: () => store.ping(),
+    // Ready means both halves of the ack path answer: the gate's connection and the queue's.
+    ping: () => Promise.all([store.ping(), producer.ping()]),
     async close() {
       await queue.close();
       for (const client of [command, producer, subscriber, worker]) client?.disconnect();

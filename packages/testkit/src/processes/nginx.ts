@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,5 +30,12 @@ export async function startNginx(upstreamPorts: number[]): Promise<RunningNginx>
   await writeFile(file, config);
   const nginx = ManagedProcess.spawn("nginx", "nginx", ["-p", prefix, "-c", file, "-g", "daemon off;"]);
   await waitForPort(port);
-  return { url: `http://127.0.0.1:${port}`, process: nginx, stop: () => nginx.stop("SIGQUIT") };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: nginx,
+    async stop() {
+      await nginx.stop("SIGQUIT");
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
 }
