@@ -1,0 +1,102 @@
+import type { RedisClient } from "@resident/store";
+
+type Monitorable = Extract<RedisClient, { monitor: unknown }>;
+type MonitorConnection = Awaited<ReturnType<Monitorable["monitor"]>>;
+
+interface Seen {
+  source: string;
+  args: string[];
+}
+
+/** What the clients sent in a window, as round trips: one per plain command, script call, or MULTI…EXEC block. */
+export interface RoundTrips {
+  /** `role · what` → count; role is the connection's (resident:<role>:<instance>), what the command or the block. */
+  rows: { role: string; what: string; count: number }[];
+  /** Commands run inside scripts, by name (they cost no round trip of their own). */
+  inScripts: Map<string, number>;
+  total: number;
+}
+
+/**
+ * Redis' MONITOR, for attributing every command of a short window to the connection that sent it. MONITOR slows
+ * Redis down, so it runs only around the duplicates, never while throughput is being measured.
+ */
+export class CommandMonitor {
+  private readonly seen: Seen[] = [];
+
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly connection: MonitorConnection,
+  ) {
+    connection.on("monitor", (_time: string, args: string[], source: string) => {
+      this.seen.push({ source, args });
+    });
+  }
+
+  static async start(client: RedisClient): Promise<CommandMonitor> {
+    if (!("monitor" in client)) throw new Error("MONITOR needs a standalone Redis");
+    return new CommandMonitor(client, await client.monitor());
+  }
+
+  async stop(): Promise<RoundTrips> {
+    const list = String(await this.client.call("CLIENT", "LIST"));
+    this.connection.disconnect();
+    const names = new Map<string, string>();
+    for (const line of list.split("\n")) {
+      const addr = /\baddr=(\S+)/.exec(line)?.[1];
+      const name = /\bname=(\S*)/.exec(line)?.[1];
+      if (addr) names.set(addr, name ?? "");
+    }
+    return tally(this.seen, names);
+  }
+}
+
+function roleOf(name: string | undefined): string {
+  if (!name) return "unnamed";
+  // BullMQ names the connection it duplicates for its workers' blocking reads `<prefix>:<base64 of the queue name>`.
+  if (name.startsWith("{rsd}:")) return "worker (blocking)";
+  const [owner, role] = name.split(":");
+  return owner === "resident" && role ? role : name;
+}
+
+function describeBlock(inner: string[][]): string {
+  const first = inner[0];
+  const key = String(first?.[1] ?? "");
+  if (key.includes(":stats:")) return "MULTI…EXEC: stats flush";
+  if (key.includes(":conversation:")) return "MULTI…EXEC: thread memory";
+  return `MULTI…EXEC: ${first?.[0] ?? "empty"}`;
+}
+
+function tally(seen: Seen[], names: Map<string, string>): RoundTrips {
+  const counts = new Map<string, { role: string; what: string; count: number }>();
+  const inScripts = new Map<string, number>();
+  const open = new Map<string, string[][]>();
+  const add = (role: string, what: string) => {
+    const key = `${role}\u0000${what}`;
+    const row = counts.get(key) ?? { role, what, count: 0 };
+    row.count++;
+    counts.set(key, row);
+  };
+  for (const { source, args } of seen) {
+    const command = String(args[0] ?? "").toLowerCase();
+    if (source === "lua") {
+      inScripts.set(command, (inScripts.get(command) ?? 0) + 1);
+      continue;
+    }
+    const role = roleOf(names.get(source));
+    if (role === "bench-probe" || names.get(source)?.endsWith(":bench-probe")) continue;
+    const block = open.get(source);
+    if (command === "multi") {
+      open.set(source, []);
+    } else if (command === "exec" || command === "discard") {
+      add(role, describeBlock(block ?? []));
+      open.delete(source);
+    } else if (block) {
+      block.push([command, ...args.slice(1)]);
+    } else {
+      add(role, command);
+    }
+  }
+  const rows = [...counts.values()].sort((a, b) => b.count - a.count);
+  return { rows, inScripts, total: rows.reduce((sum, row) => sum + row.count, 0) };
+}

@@ -1,0 +1,203 @@
+import { connectRedis, type RedisClient } from "@resident/store";
+
+/** Calls per command name, from INFO commandstats (commands run inside Lua scripts and MULTI blocks included). */
+export type CommandCounts = Map<string, number>;
+
+export interface RedisSnapshot {
+  at: number;
+  commands: CommandCounts;
+  usedMemory: number;
+  keys: number;
+}
+
+/** Commands this probe itself sends; left out of every delta. */
+const ownCommands = new Set(["info", "dbsize"]);
+
+/** Reads Redis' own counters from outside the service: INFO commandstats and memory, DBSIZE, and a key audit. */
+export class RedisProbe {
+  readonly client: RedisClient;
+
+  constructor(url: string) {
+    // The `worker` role waits for the connection instead of refusing commands issued before it is up.
+    this.client = connectRedis(url, "worker", { name: "bench-probe" });
+  }
+
+  async snapshot(): Promise<RedisSnapshot> {
+    const [stats, memory, keys] = await Promise.all([
+      this.client.info("commandstats"),
+      this.client.info("memory"),
+      this.client.dbsize(),
+    ]);
+    const commands: CommandCounts = new Map();
+    for (const match of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      commands.set(match[1] as string, Number(match[2]));
+    }
+    const usedMemory = Number(/^used_memory:(\d+)/m.exec(memory)?.[1] ?? 0);
+    return { at: performance.now(), commands, usedMemory, keys };
+  }
+
+  /** Keys by BullMQ state: how much the workers still have to do. */
+  async queueDepth(): Promise<number> {
+    const q = "{rsd}:replies:";
+    const [wait, active, delayed, prioritized, paused] = await Promise.all([
+      this.client.llen(`${q}wait`),
+      this.client.llen(`${q}active`),
+      this.client.zcard(`${q}delayed`),
+      this.client.zcard(`${q}prioritized`),
+      this.client.llen(`${q}paused`),
+    ]);
+    return wait + active + delayed + prioritized + paused;
+  }
+
+  /** Every key with its remaining TTL (ms; -1 none) and type, by SCAN, read in pipelines. */
+  async audit(sampleBytesPerPattern = 25): Promise<KeyAudit> {
+    const found: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, batch] = await this.client.scan(cursor, "COUNT", 1000);
+      cursor = next;
+      found.push(...batch);
+    } while (cursor !== "0");
+    const patterns = new Map<string, PatternStats>();
+    for (let i = 0; i < found.length; i += 500) {
+      const slice = found.slice(i, i + 500);
+      const pipeline = this.client.pipeline();
+      for (const key of slice) pipeline.pttl(key).type(key);
+      const replies = (await pipeline.exec()) ?? [];
+      slice.forEach((key, j) => {
+        const ttl = Number(replies[2 * j]?.[1] ?? -2);
+        const type = String(replies[2 * j + 1]?.[1] ?? "none");
+        if (ttl === -2) return; // expired between SCAN and PTTL
+        const { pattern, owner } = classify(key);
+        const stats = patterns.get(pattern) ?? {
+          pattern,
+          owner,
+          type,
+          count: 0,
+          withoutTtl: 0,
+          examplesWithoutTtl: [],
+          sampled: [],
+          bytes: 0,
+          ttlSumMs: 0,
+          ttlMaxMs: 0,
+        };
+        stats.count++;
+        if (ttl > 0) {
+          stats.ttlSumMs += ttl;
+          stats.ttlMaxMs = Math.max(stats.ttlMaxMs, ttl);
+        }
+        if (ttl === -1) {
+          stats.withoutTtl++;
+          if (stats.examplesWithoutTtl.length < 3) stats.examplesWithoutTtl.push(key);
+        }
+        if (stats.sampled.length < sampleBytesPerPattern) stats.sampled.push(key);
+        patterns.set(pattern, stats);
+      });
+    }
+    for (const stats of patterns.values()) {
+      const sizes = await Promise.all(
+        stats.sampled.map((key) => this.client.call("MEMORY", "USAGE", key, "SAMPLES", "0") as Promise<number | null>),
+      );
+      const measured = sizes.filter((n): n is number => typeof n === "number");
+      stats.bytes = measured.length ? measured.reduce((a, b) => a + b, 0) / measured.length : 0;
+    }
+    return { total: found.length, patterns: [...patterns.values()].sort((a, b) => b.count - a.count) };
+  }
+
+  close(): void {
+    this.client.disconnect();
+  }
+}
+
+export interface PatternStats {
+  pattern: string;
+  /** `ours`: the store's `rsd:` keys, which must all expire; `bullmq`: the queue's keys under `{rsd}:replies:`. */
+  owner: "ours" | "bullmq" | "other";
+  type: string;
+  count: number;
+  withoutTtl: number;
+  examplesWithoutTtl: string[];
+  sampled: string[];
+  /** Mean MEMORY USAGE of the sampled keys. */
+  bytes: number;
+  /** Remaining TTLs of the keys that have one. */
+  ttlSumMs: number;
+  ttlMaxMs: number;
+}
+
+export interface KeyAudit {
+  total: number;
+  patterns: PatternStats[];
+}
+
+/** BullMQ's per-queue keys that exist once per queue, whatever the traffic (BullMQ 5/6 names). */
+export const bullmqFixedKeys: Record<string, string> = {
+  meta: "queue settings (a small hash; one per queue)",
+  id: "the job-id counter (one integer; jobs here carry their own ids)",
+  events: "the event stream, capped by XADD MAXLEN ~10 000 entries",
+  "stalled-check": "the stalled-check throttle (expires after stalledInterval)",
+  stalled: "jobs suspected stalled, emptied by each stalled check",
+  completed: "completed job ids, trimmed to removeOnComplete (1 h / 100 000)",
+  failed: "failed job ids, trimmed to removeOnFail (7 d)",
+  wait: "jobs waiting (empties as workers take them)",
+  active: "jobs running (at most workers × concurrency)",
+  paused: "jobs waiting while the queue is paused",
+  delayed: "jobs waiting for a retry backoff",
+  prioritized: "jobs with a priority",
+  marker: "a wake-up marker for blocked workers",
+  pc: "the priority counter",
+  limiter: "the rate-limiter counter",
+  metrics: "optional metrics",
+  de: "deduplication ids",
+  repeat: "repeatable job definitions",
+  "waiting-children": "jobs waiting for children",
+};
+
+const bullmqPrefix = "{rsd}:replies:";
+
+/** A key's pattern (ids replaced by placeholders) and whose it is. */
+export function classify(key: string): { pattern: string; owner: PatternStats["owner"] } {
+  if (key.startsWith(bullmqPrefix)) {
+    const rest = key.slice(bullmqPrefix.length);
+    if (rest in bullmqFixedKeys) return { pattern: `${bullmqPrefix}${rest}`, owner: "bullmq" };
+    const [, suffix] = /^[^:]+:(lock|logs|dependencies|processed|failed|unsuccessful)$/.exec(rest) ?? [];
+    return { pattern: `${bullmqPrefix}<job>${suffix ? `:${suffix}` : ""}`, owner: "bullmq" };
+  }
+  if (key.startsWith("rsd:")) {
+    const parts = key.split(":");
+    const kind = parts[1] ?? "";
+    const shapes: Record<string, string> = {
+      event: "rsd:event:<ws>:<eventId>",
+      reply: "rsd:reply:<ws>:<messageKey>",
+      conversation: "rsd:conversation:<ws>:<conversation>",
+      "{rate}": "rsd:{rate}:<window>",
+    };
+    if (kind in shapes) return { pattern: shapes[kind] as string, owner: "ours" };
+    if (kind === "stats") {
+      // rsd:stats:{<tenant>}:workspaces, rsd:stats:{<tenant>}:ws:<ws>[:activity|:error|:<bucket>:<start>]
+      const rest = parts.slice(3);
+      if (rest[0] === "ws") rest[1] = "<ws>";
+      const shape = rest.map((part) => (/^\d+$/.test(part) ? "<start>" : part)).join(":");
+      return { pattern: `rsd:stats:{<tenant>}:${shape}`, owner: "ours" };
+    }
+    return { pattern: `rsd:${kind}:…`, owner: "ours" };
+  }
+  return { pattern: key.split(":").slice(0, 2).join(":"), owner: "other" };
+}
+
+/** after − before, per command, without the probe's own commands; zero rows dropped. */
+export function commandDelta(before: RedisSnapshot, after: RedisSnapshot): CommandCounts {
+  const delta: CommandCounts = new Map();
+  for (const [command, calls] of after.commands) {
+    if (ownCommands.has(command)) continue;
+    const d = calls - (before.commands.get(command) ?? 0);
+    if (d !== 0) delta.set(command, d);
+  }
+  return delta;
+}
+
+export function totalCalls(counts: CommandCounts): number {
+  let total = 0;
+  for (const calls of counts.values()) total += calls;
+  return total;
+}

@@ -1,0 +1,439 @@
+import type { CpuUse } from "./cpu.ts";
+import type { ClosedLoopResult, OpenLoopResult } from "./load.ts";
+import type { Machine } from "./machine.ts";
+import type { RoundTrips } from "./monitor.ts";
+import { bullmqFixedKeys, type CommandCounts, type KeyAudit, totalCalls } from "./redis-probe.ts";
+
+export interface RedisWindow {
+  ms: number;
+  commands: CommandCounts;
+  total: number;
+}
+
+/** A run's result and the CPU the machine spent meanwhile. */
+export interface Measured<T> {
+  result: T;
+  cpu: CpuUse;
+}
+
+export interface Report {
+  machine: Machine;
+  settings: {
+    instances: number;
+    connections: number;
+    saturateS: number;
+    baselineWarmupS: number;
+    ingestWarmupS: number;
+    ingestWarmupDuplicatesS: number;
+    rateShare: number;
+    rateS: number;
+    rateSockets: number;
+    e2eMessages: number;
+    e2eConnections: number;
+    rate: number;
+  };
+  totalS: number;
+  baselineMax: Measured<ClosedLoopResult>;
+  ingestPaused: Measured<ClosedLoopResult>;
+  ingestLive: Measured<ClosedLoopResult>;
+  /** The workers answering the paused run's backlog with nothing else running. */
+  backlog: Measured<{ seconds: number; posts: number }> & { jobs: number; replies: number };
+  /** How long the workers took to finish after the live saturating run ended. */
+  liveDrainS: number;
+  baselineRate: Measured<OpenLoopResult>;
+  ingestRate: Measured<OpenLoopResult>;
+  e2e: {
+    messages: number;
+    fire: ClosedLoopResult;
+    acksDoneS: number;
+    seconds: number;
+    cpu: CpuUse;
+    replies: number;
+    duplicatesFire: ClosedLoopResult;
+    newPostsFromDuplicates: number;
+  };
+  redis: {
+    unique: RedisWindow;
+    idle: RedisWindow;
+    duplicate: RedisWindow;
+    duplicateRoundTrips: RoundTrips;
+    memory: { usedBytes: number; keys: number; events: number };
+    audit: KeyAudit;
+  };
+  correctness: {
+    /** 2xx answers to distinct deliveries over the whole run. */
+    accepted: number;
+    /** Threads of ours holding a reply. */
+    answeredThreads: number;
+    /** Threads holding more than one reply. */
+    doubled: number;
+    /** Threads with a reply that we never sent a mention for. */
+    strangers: number;
+    e2eExact: boolean;
+  };
+}
+
+const targets = { ratio: 0.6 };
+
+const int = (n: number) => Math.round(n).toLocaleString("en-US");
+const fixed = (n: number, digits = 1) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (n: number) => (n >= 100 ? int(n) : n >= 10 ? fixed(n, 1) : fixed(n, 2));
+const bytes = (n: number) =>
+  Math.abs(n) >= 2 ** 20
+    ? `${fixed(n / 2 ** 20, 1)} MiB`
+    : Math.abs(n) >= 1024
+      ? `${fixed(n / 1024, 1)} KiB`
+      : `${int(n)} B`;
+const duration = (msLeft: number) =>
+  msLeft >= 86_400_000
+    ? `${fixed(msLeft / 86_400_000, 1)} d`
+    : msLeft >= 3_600_000
+      ? `${fixed(msLeft / 3_600_000, 1)} h`
+      : msLeft >= 60_000
+        ? `${fixed(msLeft / 60_000, 1)} min`
+        : `${fixed(msLeft / 1000, 0)} s`;
+const verdict = (ok: boolean, miss = "MISS") => (ok ? "PASS" : miss);
+
+/** Left-aligned first column, right-aligned others; two spaces between columns. */
+function table(rows: string[][], indent = "  "): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows.map(
+    (row) =>
+      indent +
+      row
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+  );
+}
+
+/** The printout, its Markdown file, and the checks that failed (correctness and key growth only). */
+export function render(r: Report): { text: string; markdown: string; failures: string[] } {
+  const failures: string[] = [];
+  const out: string[] = [];
+  const s = r.settings;
+  const m = r.machine;
+
+  out.push(`resident bench · ${m.date} · ${fixed(r.totalS, 0)} s`);
+  out.push(
+    `machine   ${m.cpu} · ${m.cores} cores · ${fixed(m.memoryGiB, 1)} GiB · ${m.kernel} · load at start ${m.loadAtStart}`,
+  );
+  out.push(`software  Node ${m.node} · nginx ${m.nginx} · Redis ${m.redis} · autocannon ${m.autocannon}`);
+  out.push(
+    `settings  ${s.instances} instances behind nginx (infra/nginx/nginx.template.conf), ROLE=all, 1 Slack workspace, instant fake LLM`,
+  );
+  out.push(`          every request a distinct Slack app_mention, signed before the clock starts`);
+  out.push(
+    `          the load generator (autocannon, and an open-loop pacer) is this one Node process, which also runs the fake`,
+  );
+  out.push(
+    `          Slack and fake Anthropic: it shares the ${m.cores} cores with nginx, the servers, Redis and PostgreSQL`,
+  );
+  out.push(
+    `          warm-up ${s.baselineWarmupS} s baseline, ${s.ingestWarmupS} s + ${s.ingestWarmupDuplicatesS} s duplicates ingest · saturation ${s.connections} connections × ${s.saturateS} s · fixed rate ${fixed(s.rateShare * 100, 0)} % of ingest capacity × ${s.rateS} s · end to end ${int(s.e2eMessages)} mentions`,
+  );
+  out.push("");
+
+  // 1. Accepted events/s
+  const b = r.baselineMax.result;
+  const p = r.ingestPaused.result;
+  const l = r.ingestLive.result;
+  const ratio = p.perSecond / b.perSecond;
+  const liveRatio = l.perSecond / b.perSecond;
+  const perRequest = (m: Measured<{ ok: number }>, group: string) =>
+    ms(
+      (1000 * (group === "self" ? m.cpu.self : group === "other" ? m.cpu.other : (m.cpu.groups[group] ?? 0))) /
+        Math.max(1, m.result.ok),
+    );
+  const closed = [r.baselineMax, r.ingestPaused, r.ingestLive];
+  out.push(`1. Accepted events/s — closed loop, ${s.connections} connections, ${s.saturateS} s each`);
+  out.push(
+    ...table([
+      ["", "baseline", "ingest, workers paused", "ingest, workers live"],
+      ["", "(bare fastify)", "(the ack path alone)", "(as deployed, ROLE=all)"],
+      ["accepted/s (2xx)", ...closed.map((m) => int(m.result.perSecond))],
+      ["ratio to baseline", "1.00", fixed(ratio, 2), fixed(liveRatio, 2)],
+      [
+        "non-2xx · errors · timeouts",
+        ...closed.map((m) => `${m.result.non2xx} · ${m.result.errors} · ${m.result.timeouts}`),
+      ],
+      ["latency p50 · p99 ms", ...closed.map((m) => `${ms(m.result.p50)} · ${ms(m.result.p99)}`)],
+      ["CPU ms per accepted request:", "", "", ""],
+      ["  the servers", ...closed.map((m) => perRequest(m, "servers"))],
+      ["  nginx", ...closed.map((m) => perRequest(m, "nginx"))],
+      ["  Redis", "–", perRequest(r.ingestPaused, "redis"), perRequest(r.ingestLive, "redis")],
+      ["  load generator + fakes", ...closed.map((m) => perRequest(m, "self"))],
+      ["  other processes, kernel", ...closed.map((m) => perRequest(m, "other"))],
+      [
+        "cores busy (of the machine's)",
+        ...closed.map((m) => `${fixed(m.cpu.machine / m.cpu.wallS, 2)} of ${r.machine.cores}`),
+      ],
+      ["  of which other processes", ...closed.map((m) => fixed(m.cpu.other / m.cpu.wallS, 2))],
+    ]),
+  );
+  const codes = (m: ClosedLoopResult) =>
+    Object.entries(m.statusCodes)
+      .filter(([code]) => !code.startsWith("2"))
+      .map(([code, count]) => `${count}× ${code}`)
+      .join(", ");
+  if (l.non2xx > 0)
+    out.push(`  workers live: ${codes(l)} (nginx gives up on an instance after 2.5 s and tries one more)`);
+  out.push(
+    `  ingest (ack path) / baseline = ${fixed(ratio, 2)}   target ≥ ${fixed(targets.ratio, 2)}   ${verdict(ratio >= targets.ratio)}` +
+      `   (as deployed, with the workers competing for the same cores: ${fixed(liveRatio, 2)})`,
+  );
+  out.push("");
+
+  // 2. Ack latency at a fixed rate
+  const br = r.baselineRate.result;
+  const ir = r.ingestRate.result;
+  out.push(
+    `2. Ack latency at ${int(s.rate)} requests/s (${fixed(s.rateShare * 100, 0)} % of the ack path's capacity) — open loop, ${s.rateS} s, workers paused`,
+  );
+  out.push("   counted from when each request was due, so a stall is charged to every request it delays");
+  out.push(
+    ...table([
+      ["", "baseline", "ingest"],
+      ["p50 ms", ms(br.p50), ms(ir.p50)],
+      ["p90 ms", ms(br.p90), ms(ir.p90)],
+      ["p99 ms", ms(br.p99), ms(ir.p99)],
+      ["max ms", ms(br.max), ms(ir.max)],
+      ["sent · failed", `${int(br.sent)} · ${br.failed}`, `${int(ir.sent)} · ${ir.failed}`],
+      ["servers' CPU ms per request", perRequest(r.baselineRate, "servers"), perRequest(r.ingestRate, "servers")],
+      [
+        "other processes' CPU, cores",
+        fixed(r.baselineRate.cpu.other / r.baselineRate.cpu.wallS, 2),
+        fixed(r.ingestRate.cpu.other / r.ingestRate.cpu.wallS, 2),
+      ],
+      ["generator's worst lag ms", ms(br.maxLagMs), ms(ir.maxLagMs)],
+    ]),
+  );
+  out.push("");
+
+  // 3. End to end
+  const e = r.e2e;
+  const e2eOk = r.correctness.e2eExact;
+  const cpuPer = (cpu: CpuUse, count: number, group: string) =>
+    ms((1000 * (group === "self" ? cpu.self : (cpu.groups[group] ?? 0))) / Math.max(1, count));
+  const bl = r.backlog;
+  out.push(
+    `3. End to end — ${int(e.messages)} mentions fired on ${s.e2eConnections} connections, until every reply is at the fake Slack (instant fake LLM)`,
+  );
+  out.push(
+    ...table([
+      [
+        "all acked after",
+        `${fixed(e.acksDoneS, 2)} s`,
+        `${int(e.messages / e.acksDoneS)} acks/s while the workers answer`,
+      ],
+      ["all answered after", `${fixed(e.seconds, 2)} s`, `${int(e.messages / e.seconds)} messages/s end to end`],
+      ["replies", `${int(e.replies)} of ${int(e.messages)}`, `exactly one each: ${verdict(e2eOk, "FAIL")}`],
+      [
+        "CPU ms per message",
+        `${cpuPer(e.cpu, e.messages, "servers")}`,
+        `servers (ingest + worker); Redis ${cpuPer(e.cpu, e.messages, "redis")}, nginx ${cpuPer(e.cpu, e.messages, "nginx")}, fakes + generator ${cpuPer(e.cpu, e.messages, "self")}`,
+      ],
+      [
+        "workers alone",
+        `${int(bl.replies / bl.result.seconds)} replies/s`,
+        `the paused run's ${int(bl.jobs)} queued jobs answered in ${fixed(bl.result.seconds, 1)} s, servers ${cpuPer(bl.cpu, bl.replies, "servers")} CPU ms each`,
+      ],
+      [
+        "after the live saturating run",
+        `${fixed(r.liveDrainS, 1)} s`,
+        "until the workers had answered everything it accepted",
+      ],
+    ]),
+  );
+  if (!e2eOk)
+    failures.push(`end to end: ${e.replies} threads with exactly one reply of ${e.messages} (acked ${e.fire.ok})`);
+  out.push("");
+
+  // 4. Redis commands
+  const { unique, idle, duplicate } = r.redis;
+  const idleRate = (command: string) => (idle.commands.get(command) ?? 0) / idle.ms;
+  const idleTotalRate = idle.total / idle.ms;
+  const n = e.messages;
+  const perUnique = (c: string) => (unique.commands.get(c) ?? 0) / n;
+  const perUniqueNet = (c: string) => ((unique.commands.get(c) ?? 0) - idleRate(c) * unique.ms) / n;
+  const perDup = (c: string) => (duplicate.commands.get(c) ?? 0) / n;
+  const perDupNet = (c: string) => ((duplicate.commands.get(c) ?? 0) - idleRate(c) * duplicate.ms) / n;
+  const uniqueNet = (unique.total - idleTotalRate * unique.ms) / n;
+  const dupNet = (duplicate.total - idleTotalRate * duplicate.ms) / n;
+  const trips = r.redis.duplicateRoundTrips;
+  const claimTrips = trips.rows
+    .filter((row) => row.role === "command" && row.what === "set")
+    .reduce((sum, row) => sum + row.count, 0);
+  const flushTrips = trips.rows
+    .filter((row) => row.what === "MULTI…EXEC: stats flush")
+    .reduce((sum, row) => sum + row.count, 0);
+  // Anything else the ack path's connections sent per duplicate: the target is that there is nothing.
+  const extraTrips = trips.rows
+    .filter((row) => (row.role === "command" || row.role === "producer") && row.what !== "set")
+    .filter((row) => row.what !== "MULTI…EXEC: stats flush")
+    .reduce((sum, row) => sum + row.count, 0);
+  const dupOk = Math.abs(claimTrips / n - 1) < 0.01 && extraTrips / n < 0.02;
+  out.push("4. Redis commands — INFO commandstats deltas (calls inside Lua scripts and MULTI blocks count one each)");
+  out.push(
+    `   windows: ${int(n)} unique events end to end (ingest + worker + stats flush) ${fixed(unique.ms / 1000, 1)} s · idle, no traffic, ${fixed(idle.ms / 1000, 1)} s · the same ${int(n)} again as duplicates ${fixed(duplicate.ms / 1000, 1)} s`,
+  );
+  const commands = [...new Set([...unique.commands.keys(), ...duplicate.commands.keys(), ...idle.commands.keys()])]
+    .filter((c) => perUnique(c) >= 0.005 || perDup(c) >= 0.005 || (idle.commands.get(c) ?? 0) > 0)
+    .sort((x, y) => perUnique(y) - perUnique(x) || perDup(y) - perDup(x));
+  const rows: string[][] = [
+    ["command", "per unique event", "− idle", "idle window", "per duplicate", "− idle"],
+    [
+      "all",
+      fixed(unique.total / n, 2),
+      fixed(uniqueNet, 2),
+      int(idle.total),
+      fixed(duplicate.total / n, 3),
+      fixed(dupNet, 3),
+    ],
+  ];
+  for (const c of commands) {
+    rows.push([
+      c,
+      fixed(perUnique(c), 2),
+      fixed(perUniqueNet(c), 2),
+      int(idle.commands.get(c) ?? 0),
+      fixed(perDup(c), 3),
+      fixed(perDupNet(c), 3),
+    ]);
+  }
+  out.push(...table(rows));
+  out.push(
+    "  (the idle window holds BullMQ's own polling — stalled-job checks, workers' blocking waits — scaled to each window and",
+  );
+  out.push(
+    "   subtracted; the 1 s stats flush runs only when there is something to count, so it stays in the per-event figures)",
+  );
+  out.push("");
+  out.push(
+    `  The duplicates window under MONITOR, as round trips (a plain command, a script call or a MULTI…EXEC block is one;`,
+  );
+  out.push(
+    `  connections named resident:<role>:<instance>; ${int(n)} duplicates; BullMQ's scripts ran ${int(totalCalls(trips.inScripts))} commands inside)`,
+  );
+  out.push(
+    ...table([
+      ["connection role", "round trip", "count", "per duplicate"],
+      ...trips.rows.map((row) => [row.role, row.what, int(row.count), fixed(row.count / n, 3)]),
+    ]),
+  );
+  out.push(
+    `  a duplicate costs ${fixed(claimTrips / n, 3)} round trips for its claim (SET NX GET) and ${fixed(extraTrips / n, 3)} other on the ack path;` +
+      ` the stats flush adds ${fixed(flushTrips / n, 3)} (one MULTI per instance per second with traffic, shared by all deliveries)`,
+  );
+  out.push(
+    `  commandstats per duplicate: ${fixed(dupNet, 3)} commands net of the idle background (every command inside the flush's MULTI counted)`,
+  );
+  out.push(`  target: a duplicate costs one Redis round trip   ${verdict(dupOk)}`);
+  out.push("");
+
+  // 5. Memory
+  const mem = r.redis.memory;
+  out.push(`5. Redis memory — the ${int(mem.events)}-event end-to-end batch, after every reply and the settle time`);
+  out.push(
+    `  used_memory +${bytes(mem.usedBytes)}, keys +${int(mem.keys)} → ${fixed(mem.keys / mem.events, 2)} keys and ${bytes(mem.usedBytes / mem.events)} per event, ${bytes(mem.keys > 0 ? mem.usedBytes / mem.keys : 0)} per live key`,
+  );
+  const perEvent = ["rsd:event:<ws>:<eventId>", "rsd:reply:<ws>:<messageKey>", "rsd:conversation:<ws>:<conversation>"]
+    .map((pattern) => r.redis.audit.patterns.find((p) => p.pattern === pattern))
+    .filter((p) => p !== undefined);
+  if (perEvent.length > 0) {
+    out.push(
+      `  what one message leaves behind: ${perEvent.map((p) => `${p.pattern.split(":")[1]} key ${int(p.bytes)} B for ${p.ttlMaxMs > 0 ? duration(p.ttlMaxMs) : "?"}`).join(", ")}`,
+    );
+    const job = r.redis.audit.patterns.find((p) => p.pattern === "{rsd}:replies:<job>");
+    if (job) out.push(`  plus its completed BullMQ job, ${int(job.bytes)} B, kept 1 h or among the newest 100 000`);
+  }
+  out.push("");
+
+  // 6. Key growth
+  const audit = r.redis.audit;
+  out.push(`6. Key growth — SCAN of all ${int(audit.total)} keys after the run, TTL of each, MEMORY USAGE of a sample`);
+  out.push(
+    ...table([
+      ["pattern", "owner", "type", "keys", "no TTL", "TTL left, max", "bytes/key"],
+      ...audit.patterns.map((p) => [
+        p.pattern,
+        p.owner,
+        p.type,
+        int(p.count),
+        int(p.withoutTtl),
+        p.ttlMaxMs > 0 ? duration(p.ttlMaxMs) : "–",
+        int(p.bytes),
+      ]),
+    ]),
+  );
+  const ourOffenders = audit.patterns.filter((p) => p.owner !== "bullmq" && p.withoutTtl > 0);
+  const bullJobs = audit.patterns.filter(
+    (p) => p.owner === "bullmq" && p.pattern.includes("<job>") && p.withoutTtl > 0,
+  );
+  const bullFixed = audit.patterns.filter(
+    (p) => p.owner === "bullmq" && !p.pattern.includes("<job>") && p.withoutTtl > 0,
+  );
+  const keysOk = ourOffenders.length === 0;
+  out.push(
+    `  keys of ours (rsd:…) without a TTL: ${ourOffenders.reduce((a, p) => a + p.withoutTtl, 0)}   ${verdict(keysOk, "FAIL")}`,
+  );
+  for (const p of ourOffenders) out.push(`    ${p.pattern}: ${p.withoutTtl}, e.g. ${p.examplesWithoutTtl.join(", ")}`);
+  if (bullJobs.length > 0) {
+    out.push(
+      `  BullMQ job hashes without a TTL: ${int(bullJobs.reduce((a, p) => a + p.withoutTtl, 0))} — bounded by retention, not TTL: a completed job is`,
+    );
+    out.push(
+      `    removed once older than 1 h or beyond the newest 100 000 (removeOnComplete), a failed one after 7 d (removeOnFail),`,
+    );
+    out.push(`    trimmed by BullMQ whenever a later job finishes`);
+  }
+  if (bullFixed.length > 0) {
+    out.push(`  BullMQ bookkeeping keys without a TTL (one each per queue, whatever the traffic):`);
+    for (const p of bullFixed) {
+      const name = p.pattern.split(":").at(-1) ?? "";
+      out.push(`    ${name.padEnd(14)} ${bullmqFixedKeys[name] ?? "?"}`);
+    }
+  }
+  if (!keysOk) failures.push(`${ourOffenders.length} key pattern(s) of ours hold keys without a TTL`);
+  out.push("");
+
+  // Correctness over the whole run
+  const c = r.correctness;
+  const runOk =
+    c.doubled === 0 && c.strangers === 0 && c.answeredThreads >= c.accepted && e.newPostsFromDuplicates === 0;
+  out.push(
+    `Whole run: ${int(c.accepted)} distinct deliveries acked, ${int(c.answeredThreads)} threads answered, ${c.doubled} answered twice, ${c.strangers} unknown, ${e.newPostsFromDuplicates} replies to duplicates   ${verdict(runOk, "FAIL")}`,
+  );
+  if (!runOk)
+    failures.push(
+      "exactly-once: a thread answered twice, an unknown reply, a duplicate answered, or an acked message unanswered",
+    );
+
+  out.push("");
+  out.push(
+    `Targets: ingest ≥ ${targets.ratio} × baseline ${verdict(ratio >= targets.ratio)} · a duplicate costs one round trip ${verdict(dupOk)} · every key of ours expires ${verdict(keysOk, "FAIL")} · exactly one reply each ${verdict(e2eOk && runOk, "FAIL")}`,
+  );
+  out.push(
+    "Speed targets are reported, never fatal (machines are noisy); the exit code is for correctness and key growth.",
+  );
+
+  const text = out.join("\n");
+  const markdown = [
+    "# Benchmark results",
+    "",
+    "The latest printout of `npm run bench` (infra/bench/run.ts), written by the run itself; the machine it ran on is in",
+    "its first lines. What each section measures and how: infra/bench/README.md.",
+    "",
+    "```text",
+    text,
+    "```",
+    "",
+  ].join("\n");
+  return { text, markdown, failures };
+}

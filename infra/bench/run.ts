@@ -1,0 +1,380 @@
+/**
+ * `npm run bench`: in one run, on the same nginx template and instance count,
+ *  - a no-op baseline (baseline-server.ts: a bare fastify route answering 200) and the real ingest path (resident
+ *    instances, one Slack workspace, an instant fake LLM), both fed correctly signed, distinct Slack deliveries
+ *    prepared before any clock starts: accepted events/s (closed loop) and ack latency at a fixed rate (open loop);
+ *  - end-to-end throughput: N mentions in, time until N replies are at the fake Slack, exactly one each;
+ *  - Redis: commands per unique event and per duplicate (INFO commandstats, background measured over an idle interval
+ *    of the same length and subtracted), memory per live key, and a key audit (everything of ours must expire).
+ * It prints a table and writes the same to infra/bench/RESULTS.md. It exits non-zero only for a correctness failure
+ * (a wrong reply count) or a key of ours without a TTL, never for speed: machines are noisy.
+ */
+import { writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
+import { appMention } from "@resident/testkit/slack";
+// BullMQ comes with @resident/store (the service's queue); the bench uses it only to pause and resume the queue.
+import { Queue } from "bullmq";
+import { type Baseline, startBaseline } from "./baseline.ts";
+import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
+import { closedLoop, openLoop, type PreparedRequest, RequestFeed } from "./load.ts";
+import { describeMachine } from "./machine.ts";
+import { CommandMonitor } from "./monitor.ts";
+import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
+import { type Measured, type Report, render } from "./report.ts";
+
+const settings = {
+  instances: 3,
+  /** Closed-loop connections for the saturating runs. */
+  connections: 64,
+  saturateS: Number(process.env.BENCH_SATURATE_S ?? 6),
+  /** Requests each side gets before anything is measured (JIT, pools, every instance's workspace cache). */
+  /** Closed-loop warm-up before anything is measured (JIT, pools, every instance's workspace cache). */
+  baselineWarmupS: 3,
+  ingestWarmupS: Number(process.env.BENCH_WARMUP_S ?? 4),
+  ingestWarmupDuplicatesS: 8,
+  /** Distinct deliveries prepared for the ingest warm-up (what is not sent is dropped). */
+  warmupPool: 30_000,
+  /**
+   * The open-loop rate, as a share of the ack path's closed-loop capacity. Not 50 %: at a steady rate each request
+   * batches less with others (fewer requests per event-loop turn and per socket write) and costs ~1.5× the CPU it
+   * costs at saturation, so on two shared cores 50 % was already saturated (p50 0.3 s).
+   */
+  rateShare: 0.3,
+  rateS: Number(process.env.BENCH_RATE_S ?? 6),
+  /** Sockets the open-loop client may use at once (it queues beyond that, and the queueing counts as latency). */
+  rateSockets: 64,
+  /** Mentions in the end-to-end batch (also the Redis command and memory batch). */
+  e2eMessages: Number(process.env.BENCH_E2E ?? 2_000),
+  e2eConnections: 32,
+  /** Time given after the last reply for BullMQ's completion bookkeeping and the 1 s stats flush. */
+  settleMs: 2_500,
+  /** The idle window is as long as the end-to-end one, up to this; the background is scaled by length anyway. */
+  idleCapMs: 8_000,
+  /** Longest wait for the workers to answer everything accepted (a busy shared machine is slow, not wrong). */
+  drainTimeoutMs: 240_000,
+};
+
+const say = (line = "") => process.stdout.write(`${line}\n`);
+const step = (line: string) => process.stderr.write(`· ${line}\n`);
+
+// ─── Start-up and clean-up ──────────────────────────────────────────────────────────────────────────────────────
+
+let deployment: Deployment | undefined;
+let baseline: Baseline | undefined;
+let probe: RedisProbe | undefined;
+let queue: Queue | undefined;
+let closing: Promise<void> | undefined;
+const closeAll = () =>
+  (closing ??= (async () => {
+    await queue?.close().catch(() => {});
+    probe?.close();
+    await Promise.allSettled([deployment?.close(), baseline?.close()]);
+  })());
+
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    // A second signal: leave now; the exit hooks still kill every child by pid.
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping everything this bench started…\n`);
+    const force = setTimeout(() => process.exit(130), 15_000);
+    void closeAll().finally(() => {
+      clearTimeout(force);
+      process.exit(130);
+    });
+  });
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  if (deployment) process.stderr.write(`${deployment.logs(30)}\n`);
+  process.exitCode = 1;
+} finally {
+  await closeAll();
+}
+
+// ─── The run ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+interface Mention extends PreparedRequest {
+  /** `channel:ts`: the thread the reply lands in (FakeSlack.countsByThread's key). */
+  thread: string;
+}
+
+async function main(): Promise<number> {
+  const machine = await describeMachine();
+  const startedAt = performance.now();
+  step(
+    `starting ${settings.instances} resident instances + nginx, and ${settings.instances} baseline processes + nginx`,
+  );
+  const [deployed, bare] = await Promise.allSettled([
+    startDeployment({ instances: settings.instances, platforms: ["slack"] }),
+    startBaseline(settings.instances),
+  ]);
+  if (deployed.status === "fulfilled") deployment = deployed.value;
+  if (bare.status === "fulfilled") baseline = bare.value;
+  if (deployed.status === "rejected") throw deployed.reason;
+  if (bare.status === "rejected") throw bare.reason;
+  const dep = deployment as Deployment;
+  const base = baseline as Baseline;
+  const ws = await dep.connectSlack();
+  probe = new RedisProbe(dep.redis.url);
+  const redis = probe;
+  const replies = new Queue("replies", { prefix: "{rsd}", connection: { host: "127.0.0.1", port: dep.redis.port } });
+  queue = replies;
+
+  const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid] };
+  const ingestCpu = (): CpuGroups => ({
+    servers: dep.instances.map((instance) => instance.pid ?? 0),
+    nginx: dep.nginx ? [dep.nginx.process.pid] : [],
+    redis: dep.redis.pid ? [dep.redis.pid] : [],
+  });
+  const measured = async <T>(groups: CpuGroups, run: () => Promise<T>): Promise<Measured<T>> => {
+    const before = await sampleCpu(groups);
+    const result = await run();
+    const cpu: CpuUse = cpuUse(before, await sampleCpu(groups));
+    return { result, cpu };
+  };
+
+  const sentThreads: string[] = [];
+  const mentions = (count: number): Mention[] => {
+    const out: Mention[] = new Array(count);
+    for (let i = 0; i < count; i++) out[i] = mention(ws, i);
+    for (const m of out) sentThreads.push(m.thread);
+    return out;
+  };
+  let acceptedUnique = 0;
+
+  // Warm-up. V8 optimises a function only after many calls, and each instance sees only its share of the requests:
+  // measured after a warm-up of 2 000 requests, the ack path cost twice the CPU it costs after 15 000. Distinct
+  // deliveries first (with the queue paused: they run every step, enqueue included), then the same deliveries again
+  // as duplicates, which run all but the enqueue and leave no jobs behind to answer. The warm-up's jobs are answered
+  // in the first drain, which warms the workers in turn.
+  const conn = settings.connections;
+  step(
+    `warming up: baseline ${settings.baselineWarmupS} s; ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
+  );
+  await replies.pause();
+  const warmBodies = mentions(settings.warmupPool);
+  await closedLoop(base.url, new RequestFeed(warmBodies, true), {
+    connections: conn,
+    durationS: settings.baselineWarmupS,
+  });
+  const warmFeed = new RequestFeed(warmBodies);
+  const warmup = await closedLoop(dep.url, warmFeed, { connections: conn, durationS: settings.ingestWarmupS });
+  acceptedUnique += warmup.ok;
+  forget(sentThreads, warmBodies.length - warmFeed.taken);
+  await closedLoop(dep.url, new RequestFeed(warmBodies.slice(0, warmFeed.taken), true), {
+    connections: conn,
+    durationS: settings.ingestWarmupDuplicatesS,
+  });
+
+  // Accepted events/s: closed loop, same connections and duration, the same signed bodies.
+  const saturation = mentions(Math.ceil(Math.max(1_000, warmup.perSecond) * 4 * settings.saturateS) + 5_000);
+  step(`baseline: ${conn} connections for ${settings.saturateS} s`);
+  const baselineMax = await measured(baselineCpu, () =>
+    closedLoop(base.url, new RequestFeed(saturation, true), { connections: conn, durationS: settings.saturateS }),
+  );
+  step(`ingest, workers paused (the ack path alone): ${conn} connections for ${settings.saturateS} s`);
+  const pausedFeed = new RequestFeed(saturation);
+  const ingestPaused = await measured(ingestCpu(), () =>
+    closedLoop(dep.url, pausedFeed, { connections: conn, durationS: settings.saturateS }),
+  );
+  acceptedUnique += ingestPaused.result.ok;
+  forget(sentThreads, saturation.length - pausedFeed.taken);
+
+  step("resuming the queue: the workers answer the backlog, nothing else running");
+  const backlogJobs = await redis.queueDepth();
+  const postsBeforeBacklog = postCount(dep);
+  const backlog = await measured(ingestCpu(), async () => {
+    await replies.resume();
+    return drain(dep, redis, acceptedUnique);
+  });
+  const backlogReplies = postCount(dep) - postsBeforeBacklog;
+
+  // Ack latency at a fixed rate below saturation, the same rate for both; the ack path alone again.
+  const rate = Math.max(10, Math.round(ingestPaused.result.perSecond * settings.rateShare));
+  const paced = mentions(Math.ceil(rate * settings.rateS));
+  const rateOptions = { rate, durationS: settings.rateS, sockets: settings.rateSockets };
+  step(`baseline: open loop at ${rate}/s for ${settings.rateS} s`);
+  const baselineRate = await measured(baselineCpu, () => openLoop(base.url, new RequestFeed(paced, true), rateOptions));
+  step(`ingest, workers paused: open loop at ${rate}/s for ${settings.rateS} s`);
+  await replies.pause();
+  const ingestRate = await measured(ingestCpu(), () => openLoop(dep.url, new RequestFeed(paced), rateOptions));
+  acceptedUnique += ingestRate.result.ok;
+  await replies.resume();
+  await drain(dep, redis, acceptedUnique);
+
+  // The same saturating run as deployed: every instance also answers what it takes in (ROLE=all).
+  const live = mentions(Math.ceil(Math.max(1_000, ingestPaused.result.perSecond) * 2 * settings.saturateS) + 5_000);
+  step(`ingest, workers live (as deployed): ${conn} connections for ${settings.saturateS} s`);
+  const liveFeed = new RequestFeed(live);
+  const ingestLive = await measured(ingestCpu(), () =>
+    closedLoop(dep.url, liveFeed, { connections: conn, durationS: settings.saturateS }),
+  );
+  acceptedUnique += ingestLive.result.ok;
+  forget(sentThreads, live.length - liveFeed.taken);
+  step("waiting for the workers to answer the rest");
+  const liveDrain = await drain(dep, redis, acceptedUnique);
+  await sleep(settings.settleMs);
+
+  // End to end, with Redis' counters around it.
+  const n = settings.e2eMessages;
+  const batch = mentions(n);
+  const postsBefore = postCount(dep);
+  step(`end to end: ${n} mentions, until ${n} replies are at the fake Slack`);
+  const uniqueBefore = await redis.snapshot();
+  const e2e = await measured(ingestCpu(), async () => {
+    const started = performance.now();
+    const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
+    const acksDoneS = (performance.now() - started) / 1000;
+    await until(() => postCount(dep) - postsBefore >= n, settings.drainTimeoutMs, "the end-to-end replies");
+    return { fire, acksDoneS, seconds: (performance.now() - started) / 1000 };
+  });
+  acceptedUnique += e2e.result.fire.ok;
+  await sleep(settings.settleMs);
+  const uniqueAfter = await redis.snapshot();
+  const windowMs = uniqueAfter.at - uniqueBefore.at;
+
+  const idleMs = Math.min(windowMs, settings.idleCapMs);
+  step(`idle: ${(idleMs / 1000).toFixed(1)} s with no traffic, for the background's share`);
+  const idleBefore = await redis.snapshot();
+  await sleep(idleMs);
+  const idleAfter = await redis.snapshot();
+
+  step(`duplicates: the same ${n} deliveries again, under MONITOR`);
+  const monitor = await CommandMonitor.start(redis.client);
+  const dupBefore = await redis.snapshot();
+  const dupFire = await closedLoop(dep.url, new RequestFeed(batch), {
+    connections: settings.e2eConnections,
+    amount: n,
+  });
+  await sleep(settings.settleMs);
+  const dupAfter = await redis.snapshot();
+  const dupRoundTrips = await monitor.stop();
+  const postsAfterDuplicates = postCount(dep);
+
+  // Correctness: one reply per accepted message, none for a duplicate.
+  await drain(dep, redis, acceptedUnique);
+  const counts = dep.slack.countsByThread();
+  const sentSet = new Set(sentThreads);
+  const e2eReplies = batch.filter((m) => counts.get(m.thread) === 1).length;
+  const doubled = [...counts.values()].filter((c) => c > 1).length;
+  const strangers = [...counts.keys()].filter((thread) => !sentSet.has(thread)).length;
+  const answeredThreads = [...counts.keys()].filter((thread) => sentSet.has(thread)).length;
+
+  step("auditing every key in Redis");
+  const audit: KeyAudit = await redis.audit();
+
+  const report: Report = {
+    machine,
+    settings: { ...settings, rate },
+    totalS: (performance.now() - startedAt) / 1000,
+    baselineMax,
+    ingestPaused,
+    ingestLive,
+    backlog: { ...backlog, jobs: backlogJobs, replies: backlogReplies },
+    liveDrainS: liveDrain.seconds,
+    baselineRate,
+    ingestRate,
+    e2e: {
+      messages: n,
+      ...e2e.result,
+      cpu: e2e.cpu,
+      replies: e2eReplies,
+      duplicatesFire: dupFire,
+      newPostsFromDuplicates: postsAfterDuplicates - postsBefore - n,
+    },
+    redis: {
+      unique: windowOf(uniqueBefore, uniqueAfter),
+      idle: windowOf(idleBefore, idleAfter),
+      duplicate: windowOf(dupBefore, dupAfter),
+      duplicateRoundTrips: dupRoundTrips,
+      memory: {
+        usedBytes: uniqueAfter.usedMemory - uniqueBefore.usedMemory,
+        keys: uniqueAfter.keys - uniqueBefore.keys,
+        events: n,
+      },
+      audit,
+    },
+    correctness: {
+      accepted: acceptedUnique,
+      answeredThreads,
+      doubled,
+      strangers,
+      e2eExact: e2eReplies === n,
+    },
+  };
+  const { text, markdown, failures } = render(report);
+  say(text);
+  await writeFile(new URL("./RESULTS.md", import.meta.url), markdown);
+  step("written to infra/bench/RESULTS.md");
+  if (failures.length > 0) {
+    process.stderr.write(
+      `\nbench: ${failures.length} check(s) failed:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+/** Drops the last `count` threads: prepared for a run but never sent. */
+function forget(threads: string[], count: number): void {
+  threads.length -= Math.max(0, count);
+}
+
+function windowOf(before: RedisSnapshot, after: RedisSnapshot) {
+  const commands = commandDelta(before, after);
+  return { ms: after.at - before.at, commands, total: totalCalls(commands) };
+}
+
+function mention(ws: DeployedSlackWorkspace, i: number): Mention {
+  const body = appMention(ws.bot, `bench question ${i}: when does the office open?`);
+  const signed = ws.request(body);
+  return {
+    path: ws.webhookPath,
+    headers: signed.headers,
+    body: signed.rawBody,
+    thread: `${body.event.channel}:${body.event.ts}`,
+  };
+}
+
+function postCount(dep: Deployment): number {
+  return dep.slack.callsTo("chat.postMessage").length;
+}
+
+/** Waits until the queue is empty and the replies have stopped growing: every accepted event answered. */
+async function drain(
+  dep: Deployment,
+  redis: RedisProbe,
+  accepted: number,
+): Promise<{ seconds: number; posts: number }> {
+  const started = performance.now();
+  let last = -1;
+  let stableSince = performance.now();
+  await until(
+    async () => {
+      const posts = postCount(dep);
+      if (posts !== last) {
+        last = posts;
+        stableSince = performance.now();
+      }
+      return posts >= accepted && (await redis.queueDepth()) === 0 && performance.now() - stableSince > 300;
+    },
+    settings.drainTimeoutMs,
+    `${accepted} replies and an empty queue`,
+  );
+  return { seconds: (performance.now() - started) / 1000, posts: last };
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (interrupted) throw new Error("interrupted");
+    if (performance.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs / 1000} s`);
+    await sleep(100);
+  }
+}
