@@ -13,7 +13,7 @@ export const bodyLimit = 1024 * 1024;
 
 /**
  * The HTTP face of an instance: health for everyone; webhooks, the admin API and the admin console unless
- * ROLE=worker. One proxy (nginx) is trusted: the client address is the one it saw, not one a client claims.
+ * ROLE=worker, the last two under helmet's headers. One proxy (nginx) is trusted: the client address is the one it saw, not one a client claims.
  */
 export function buildApp(runtime: Runtime, logger: Logger) {
   const app = Fastify({
@@ -22,7 +22,6 @@ export function buildApp(runtime: Runtime, logger: Logger) {
     trustProxy: trustOneProxy,
     requestIdHeader: "x-request-id",
   });
-  app.register(helmet, securityHeaders);
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -36,17 +35,24 @@ export function buildApp(runtime: Runtime, logger: Logger) {
   });
   if (runtime.config.role !== "worker") {
     app.register(webhookRoutes, { ingest: runtime.ingest, platforms: [...runtime.adapters.keys()] });
-    app.register(adminApi, {
-      prefix: "/admin/api",
-      registry: runtime.tenants.registry,
-      tokens: runtime.tenants.tokens,
-      adapters: runtime.adapters,
-      directory: runtime.tenants.directory,
-      stats: runtime.shared.stats,
-      publicUrl: runtime.config.publicUrl,
-      redis: runtime.shared.redis,
-    });
-    app.register(adminConsole, { prefix: "/admin" });
+    // Browser security headers belong to what a browser loads; the platforms' webhook answers skip their cost.
+    app.register(
+      async (admin) => {
+        await admin.register(helmet, securityHeaders);
+        await admin.register(adminApi, {
+          prefix: "/api",
+          registry: runtime.tenants.registry,
+          tokens: runtime.tenants.tokens,
+          adapters: runtime.adapters,
+          directory: runtime.tenants.directory,
+          stats: runtime.shared.stats,
+          publicUrl: runtime.config.publicUrl,
+          redis: runtime.shared.redis,
+        });
+        await admin.register(adminConsole);
+      },
+      { prefix: "/admin" },
+    );
   }
   return app;
 }

@@ -1,7 +1,7 @@
 import type { FastifyHelmetOptions } from "@fastify/helmet";
 
 /**
- * Helmet's headers on every answer, with a content security policy that allows the admin console exactly what it
+ * Helmet's headers on every answer under /admin, with a content security policy that allows the admin console exactly what it
  * is: scripts, styles, images and API calls from this origin, nothing inline, no frames, no plugins.
  */
 export const securityHeaders: FastifyHelmetOptions = {

@@ -8,7 +8,8 @@ export type RedisClient = Redis | Cluster;
  * What a connection is for decides how it behaves while Redis is away:
  * - `command` (the store, the rate limiter, publishing changes) and `producer` (enqueue) fail fast: no offline
  *   queue, a command in flight when the socket drops is rejected at once, every command is bounded by a timeout
- *   and a silent socket is torn down — so the ack path answers 503 or fails open within milliseconds.
+ *   and a silent socket is torn down — so the ack path answers 503 or fails open within milliseconds. They
+ *   auto-pipeline: the commands of concurrent acks share one write per event-loop tick.
  * - `worker` (BullMQ Worker, which requires `maxRetriesPerRequest: null`) and `subscriber` (the change feed)
  *   wait: commands queue until Redis is back, subscriptions are renewed after every reconnect.
  * Every role keeps reconnecting in the background forever, after a failed first connection too.
@@ -42,9 +43,15 @@ export function connectRedis(url: string, role: RedisRole, options: RedisConnect
   const target = parseRedisUrl(url);
   const client =
     target.kind === "standalone"
-      ? new Redis(target.url, { ...perConnection, enableOfflineQueue: !failFast, retryStrategy: reconnectDelay })
+      ? new Redis(target.url, {
+          ...perConnection,
+          enableOfflineQueue: !failFast,
+          enableAutoPipelining: failFast,
+          retryStrategy: reconnectDelay,
+        })
       : new Cluster(target.nodes, {
           enableOfflineQueue: !failFast,
+          enableAutoPipelining: failFast,
           clusterRetryStrategy: reconnectDelay,
           redisOptions: {
             ...perConnection,
