@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { AdminClient } from "@resident/testkit";
-import { type Delivered, deliver } from "@resident/testkit";
-import { type FakeSlack, type FakeSlackBot, type SlackSigningOptions, signSlackRequest } from "@resident/testkit/slack";
+import type { AdminClient } from "../admin-client.ts";
+import { type Delivered, deliver } from "../deliver.ts";
+import type { FakeSlack, FakeSlackBot } from "./fake-slack.ts";
+import { type SlackSigningOptions, signSlackRequest } from "./signed-requests.ts";
 
 export interface SlackWorkspace {
   tenantId: string;
