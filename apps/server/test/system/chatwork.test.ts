@@ -1,4 +1,6 @@
-import { eventually, settle } from "@resident/testkit";
+import { randomBytes } from "node:crypto";
+import { deliver, eventually, settle } from "@resident/testkit";
+import { signChatworkWebhook } from "@resident/testkit/chatwork";
 import { expect, it } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import { countByTag, drained, fire, perInstance, question, tagsIn } from "./support/messages.ts";
@@ -43,6 +45,50 @@ it("answers a message's two webhook deliveries, raced at all three instances, on
   expect(post?.body.startsWith(`${message.replyTag}\n`), post?.body).toBe(true);
   expect(post?.body).toContain(`answer to: ${text}`);
   expect(llmCalls).toBe(1);
+});
+
+it("refuses bad, missing and misplaced signatures, malformed JSON and an unknown workspace, queuing nothing", async () => {
+  const chatwork = await d().connectChatwork({ rooms: 1 });
+  const { tag, text } = question("cb");
+  const message = chatwork.message(text);
+  const payload = JSON.parse(message.mention.rawBody.toString("utf8"));
+  const foreignToken = randomBytes(32).toString("base64");
+  const webhookToken = chatwork.accountWebhookToken;
+  const { "x-chatworkwebhooksignature": _dropped, ...unsignedHeaders } = message.mention.headers;
+  const cases: [string, Parameters<typeof deliver>[1], number, string?][] = [
+    [
+      "wrong signature in the header",
+      signChatworkWebhook({ webhookToken: foreignToken, body: payload, placement: "header" }),
+      401,
+    ],
+    [
+      "wrong signature in the query",
+      signChatworkWebhook({ webhookToken: foreignToken, body: payload, placement: "query" }),
+      401,
+    ],
+    ["no signature", { rawBody: message.mention.rawBody, headers: unsignedHeaders, query: {} }, 401],
+    [
+      "malformed JSON",
+      signChatworkWebhook({ webhookToken, body: `${message.mention.rawBody.toString("utf8")},` }),
+      400,
+    ],
+    ["unknown workspace", message.mention, 404, `${d().url}/chatwork/webhook/ws_doesnotexist`],
+  ];
+  const statuses: Record<string, number> = {};
+  for (const [name, request, , url] of cases) {
+    statuses[name] = (await deliver(url ?? `${d().url}${chatwork.webhookPath}`, request)).status;
+  }
+  await settle(1_500);
+  await drained(d());
+  const { replies, calls } = countByTag(d(), new Set([tag]));
+  report("chatwork refused", { statuses, replies: replies.size, llmCalls: calls.size });
+  expect(statuses).toEqual(Object.fromEntries(cases.map(([name, , status]) => [name, status])));
+  expect(replies.size).toBe(0);
+  expect(calls.size).toBe(0);
+
+  // Nothing was claimed under the message's delivery identity: its genuine delivery is answered.
+  expect((await chatwork.send(message.mention)).status).toBe(200);
+  await eventually(() => expect(countByTag(d(), new Set([tag])).replies.get(tag)).toBe(1));
 });
 
 it("answers a burst of 50 mentions in one room once each, within Chatwork's limits: no 429", {

@@ -81,7 +81,7 @@ it("answers once when the original and its new-id retry race each other on diffe
   expect(replies[0]?.conversationId).toBe(activity.conversation.id);
 });
 
-it("refuses missing, forged, expired and misaddressed tokens with 401 at every instance, and sends nothing", async () => {
+it("refuses missing, forged, expired and misaddressed tokens with 401 at every instance, an unknown workspace with 404, and sends nothing", async () => {
   const teams = await d().connectTeams();
   const other = await d().connectTeams();
   const forger = await generateSigningKey("fake-bot-framework", ["msteams"]);
@@ -112,10 +112,22 @@ it("refuses missing, forged, expired and misaddressed tokens with 401 at every i
       (response) => response.status,
     );
   }
+  const { tag, text } = question("tx");
+  tags.push(tag);
+  const unknownWorkspace = await deliver(
+    `${d().url}/teams/messages/ws_doesnotexist`,
+    await teams.request(teams.message(text)),
+  );
   await settle(1_500);
   const { replies, calls } = countByTag(d(), new Set(tags));
-  report("teams refused", { statuses, replies: replies.size, llmCalls: calls.size });
+  report("teams refused", {
+    statuses,
+    unknownWorkspace: unknownWorkspace.status,
+    replies: replies.size,
+    llmCalls: calls.size,
+  });
   for (const [name] of cases) expect(statuses[name], name).toEqual([401, 401, 401, 401]);
+  expect(unknownWorkspace.status).toBe(404);
   expect(replies.size).toBe(0);
   expect(calls.size).toBe(0);
 });
