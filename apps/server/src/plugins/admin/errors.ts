@@ -1,0 +1,28 @@
+import { failureSummary, InvalidCredentialsError, type Platform } from "@resident/core";
+import { AccessDeniedError, InvalidInputError, UnknownTenantError } from "@resident/tenants";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+
+/** The platform refused, or could not check, the credentials given for a workspace. → 422 */
+export class CredentialsRejectedError extends Error {
+  override name = "CredentialsRejectedError";
+}
+
+/** The admin API's errors as answers: named errors to their status, anything unexpected to a bare 500. */
+export function answerAdminError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof InvalidInputError) return reply.code(400).send({ error: "invalid input", issues: error.issues });
+  if (error instanceof UnknownTenantError) return reply.code(404).send({ error: "not found" });
+  if (error instanceof AccessDeniedError) return reply.code(403).send({ error: error.message });
+  if (error instanceof CredentialsRejectedError) return reply.code(422).send({ error: error.message });
+  if (error.validation || error.statusCode === 400) {
+    return reply.code(400).send({ error: "invalid input", issues: [error.message] });
+  }
+  if (error.statusCode && error.statusCode < 500) return reply.code(error.statusCode).send({ error: error.message });
+  request.log.error({ err: error }, "admin API failure");
+  return reply.code(500).send({ error: "internal error" });
+}
+
+/** What a failed connection check tells an admin: the platform's own words, with no credential in them. */
+export function connectFailure(platform: Platform, error: unknown, credentials: unknown): string {
+  const reason = error instanceof InvalidCredentialsError ? "refused these credentials" : "could not be reached";
+  return `${platform} ${reason}: ${failureSummary(error, credentials)}`;
+}

@@ -1,0 +1,113 @@
+import {
+  type Platform,
+  type PlatformAdapter,
+  platforms,
+  type TenantDirectory,
+  workspaceSettingsSchema,
+} from "@resident/core";
+import { InvalidInputError, type TenantRegistry, type WorkspaceRecord } from "@resident/tenants";
+import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
+import { webhookPath } from "../../webhook-paths.ts";
+import { CredentialsRejectedError, connectFailure } from "./errors.ts";
+import { type TenantParams, tenantParams, type WorkspaceParams, workspaceParams } from "./params.ts";
+
+export interface WorkspaceRoutesOptions {
+  registry: TenantRegistry;
+  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  /** Opens a workspace's stored credentials, for testing the connection. */
+  directory: TenantDirectory;
+  publicUrl: string;
+}
+
+const credentials = z.record(z.string(), z.unknown());
+const createBody = z.object({
+  platform: z.enum(platforms),
+  name: z.string(),
+  credentials,
+  settings: workspaceSettingsSchema.optional(),
+});
+const patchBody = z
+  .object({
+    name: z.string().optional(),
+    credentials: credentials.optional(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** `…/workspaces`: credentials go in, are checked with the platform, and never come out. */
+export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async (app, options) => {
+  const { registry, adapters, directory, publicUrl } = options;
+  const view = (record: WorkspaceRecord) => {
+    const path = webhookPath(record.platform, record.id);
+    return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}` };
+  };
+  const notFound = { error: "not found" };
+
+  /** Checks credentials against the platform's schema, then with the platform itself: the bot's identity. */
+  const connect = async (platform: Platform, given: Record<string, unknown>) => {
+    const adapter = adapters.get(platform);
+    if (!adapter) throw new InvalidInputError([`platform: ${platform} is not enabled`]);
+    const parsed = adapter.credentialsSchema.safeParse(given);
+    if (!parsed.success) {
+      throw new InvalidInputError(
+        parsed.error.issues.map((issue) => `credentials.${issue.path.join(".")}: ${issue.message}`),
+      );
+    }
+    try {
+      return { credentials: parsed.data as Record<string, unknown>, identity: await adapter.connect(parsed.data) };
+    } catch (error) {
+      throw new CredentialsRejectedError(connectFailure(platform, error, parsed.data));
+    }
+  };
+
+  app.get("/", { schema: { params: tenantParams } }, async (request) => {
+    const { tenantId } = request.params as TenantParams;
+    return (await registry.listWorkspaces(request.principal, tenantId)).map(view);
+  });
+
+  app.post("/", { schema: { params: tenantParams, body: createBody } }, async (request, reply) => {
+    const { tenantId } = request.params as TenantParams;
+    const body = request.body as z.infer<typeof createBody>;
+    if (!(await registry.getTenant(request.principal, tenantId))) return reply.code(404).send(notFound);
+    const checked = await connect(body.platform, body.credentials);
+    const record = await registry.createWorkspace(request.principal, tenantId, { ...body, ...checked });
+    return reply.code(201).send(view(record));
+  });
+
+  app.get("/:workspaceId", { schema: { params: workspaceParams } }, async (request, reply) => {
+    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const record = await registry.getWorkspace(request.principal, tenantId, workspaceId);
+    return record ? view(record) : reply.code(404).send(notFound);
+  });
+
+  app.patch("/:workspaceId", { schema: { params: workspaceParams, body: patchBody } }, async (request, reply) => {
+    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const patch = request.body as z.infer<typeof patchBody>;
+    const current = await registry.getWorkspace(request.principal, tenantId, workspaceId);
+    if (!current) return reply.code(404).send(notFound);
+    const checked = patch.credentials ? await connect(current.platform, patch.credentials) : {};
+    const record = await registry.updateWorkspace(request.principal, tenantId, workspaceId, { ...patch, ...checked });
+    return record ? view(record) : reply.code(404).send(notFound);
+  });
+
+  app.delete("/:workspaceId", { schema: { params: workspaceParams } }, async (request, reply) => {
+    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const deleted = await registry.deleteWorkspace(request.principal, tenantId, workspaceId);
+    return deleted ? reply.code(204).send() : reply.code(404).send(notFound);
+  });
+
+  /** Runs the platform's connection check with the stored credentials: the platform's own answer, never a secret. */
+  app.post("/:workspaceId/test-connection", { schema: { params: workspaceParams } }, async (request, reply) => {
+    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const record = await registry.getWorkspace(request.principal, tenantId, workspaceId);
+    const adapter = record && adapters.get(record.platform);
+    const workspace = adapter && (await directory.workspace(workspaceId));
+    if (!record || !adapter || !workspace) return reply.code(404).send(notFound);
+    try {
+      return { ok: true, identity: await adapter.connect(workspace.credentials) };
+    } catch (error) {
+      return { ok: false, error: connectFailure(record.platform, error, workspace.credentials) };
+    }
+  });
+};
