@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger, RateLimiter } from "@resident/core";
-import { OutcomeUnknownError, RateLimitedError, SendRejectedError } from "@resident/core";
+import {
+  connectionErrorCode,
+  failedBeforeSending,
+  OutcomeUnknownError,
+  RateLimitedError,
+  SendRejectedError,
+} from "@resident/core";
 import { type ChatworkLimits, requestWindows, roomWindowKey, tokenScope, tokenWindowKey } from "./rate-limits.ts";
 import { RatePauses } from "./rate-pauses.ts";
 
@@ -31,8 +37,6 @@ export interface ApiAnswer {
 const readPatienceMs = 60_000;
 /** The shortest wait after a 429, so that a reset already past on our clock cannot spin. */
 const minimumRateWaitMs = 1_000;
-/** Failures that happen before a byte of the request has left. */
-const neverSentCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /**
  * Chatwork's HTTP API, one attempt per call, inside Chatwork's rate limits.
@@ -106,7 +110,7 @@ export class ChatworkApi {
   private failure(request: ApiRequest, reason: string, cause?: unknown): Error {
     const message = `Chatwork ${request.method} ${request.path.split("?")[0]}: ${reason}`;
     if (request.method === "GET") return new Error(message, { cause });
-    if (neverSent(cause)) return new SendRejectedError(`${message} (nothing was sent)`);
+    if (failedBeforeSending(cause)) return new SendRejectedError(`${message} (nothing was sent)`);
     return new OutcomeUnknownError(`${message}; the post may or may not have landed`);
   }
 }
@@ -142,13 +146,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function neverSent(error: unknown): boolean {
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return typeof code === "string" && neverSentCodes.has(code);
-}
-
 function describe(error: unknown): string {
   if (error instanceof Error && error.name === "TimeoutError") return "timed out";
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return typeof code === "string" ? code : error instanceof Error ? error.message : "request failed";
+  return connectionErrorCode(error) ?? (error instanceof Error ? error.message : "request failed");
 }

@@ -1,4 +1,4 @@
-import { MalformedPayloadError } from "@resident/core";
+import { MalformedPayloadError, parseJsonBody } from "@resident/core";
 import { z } from "zod";
 
 /** Chatwork message ids exceed a JS number's precision: they stay strings, and must arrive as digit strings. */
@@ -49,12 +49,7 @@ export interface ChatworkDelivery {
 
 /** Parses a (verified) webhook body. Throws MalformedPayloadError. */
 export function parseChatworkDelivery(rawBody: Buffer): ChatworkDelivery {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(rawBody.toString("utf8"));
-  } catch {
-    throw new MalformedPayloadError("Chatwork webhook body is not JSON");
-  }
+  const payload = parseJsonBody(rawBody);
   const envelope = parse(envelopeSchema, payload);
   const delivery = {
     settingId: envelope.webhook_setting_id,

@@ -36,14 +36,6 @@ export const messageEventSchema = z.object({
 
 export type MessageEvent = z.infer<typeof messageEventSchema>;
 
-export function parseJsonBody(rawBody: Buffer): unknown {
-  try {
-    return JSON.parse(rawBody.toString("utf8"));
-  } catch {
-    throw new MalformedPayloadError("the body is not JSON");
-  }
-}
-
 /** Parses or throws MalformedPayloadError naming the first field that is wrong (never its value). */
 export function parseAs<T>(schema: ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);

@@ -4,6 +4,7 @@ import {
   type InboundRequest,
   type Logger,
   MalformedPayloadError,
+  parseJsonBody,
   type RetryNotice,
   type Workspace,
 } from "@resident/core";
@@ -14,7 +15,6 @@ import {
   type MessageEvent,
   messageEventSchema,
   parseAs,
-  parseJsonBody,
   urlVerificationSchema,
 } from "./envelope.ts";
 import { singleHeader } from "./http-headers.ts";

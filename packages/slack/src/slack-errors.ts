@@ -1,20 +1,17 @@
-import { InvalidCredentialsError, OutcomeUnknownError, RateLimitedError, SendRejectedError } from "@resident/core";
+import {
+  connectionErrorCode,
+  failedBeforeSending,
+  InvalidCredentialsError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  SendRejectedError,
+} from "@resident/core";
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from "@slack/web-api";
 
 /** Slack documents these as "it's possible some aspect of the operation succeeded before the error was raised". */
 const maybeApplied = new Set(["internal_error", "fatal_error"]);
 /** Slack being unwell, which says nothing about the token. */
 const slackSideFailures = new Set([...maybeApplied, "service_unavailable"]);
-/** Failures to reach Slack at all: the request never left this host. */
-const neverSentCodes = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
 /**
  * Maps what @slack/web-api threw for a post to core's send errors: was anything posted? A 429 or a refusal posted
  * nothing; a timeout, a 5xx, a reset connection or Slack's own internal failure may have.
@@ -34,8 +31,8 @@ export function toSendError(error: unknown, method: string): Error {
     }
     return new SendRejectedError(`Slack refused ${method} with HTTP ${error.statusCode}`);
   }
-  if (error instanceof WebAPIRequestError && neverSent(error.original)) {
-    return new SendRejectedError(`could not connect to Slack for ${method}: ${connectionCode(error.original)}`);
+  if (error instanceof WebAPIRequestError && failedBeforeSending(error.original)) {
+    return new SendRejectedError(`could not connect to Slack for ${method}: ${connectionErrorCode(error.original)}`);
   }
   // A timeout or a connection reset: the request may have been written and acted on before the answer was lost.
   return new OutcomeUnknownError(`no answer from Slack for ${method}: ${describe(error)}`);
@@ -48,20 +45,6 @@ export function toConnectError(error: unknown): Error {
     return new InvalidCredentialsError(`Slack refused the bot token: ${error.data.error}`);
   }
   return new Error(`could not check the bot token with Slack: ${describe(error)}`, { cause: error });
-}
-
-function neverSent(error: Error): boolean {
-  const code = connectionCode(error);
-  return code !== undefined && neverSentCodes.has(code);
-}
-
-/** fetch wraps the socket error ("fetch failed" → cause { code: "ECONNREFUSED" }); walk the causes for its code. */
-function connectionCode(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,4 @@
-import { MalformedPayloadError } from "@resident/core";
+import { MalformedPayloadError, parseJsonBody } from "@resident/core";
 import { z } from "zod";
 
 const account = z.looseObject({ id: z.string().min(1), name: z.string().optional(), role: z.string().optional() });
@@ -26,13 +26,7 @@ const activitySchema = z.looseObject({
 export type InboundActivity = z.infer<typeof activitySchema>;
 
 export function parseActivity(rawBody: Buffer): InboundActivity {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString("utf8"));
-  } catch {
-    throw new MalformedPayloadError("the body is not JSON");
-  }
-  const parsed = activitySchema.safeParse(json);
+  const parsed = activitySchema.safeParse(parseJsonBody(rawBody));
   if (!parsed.success)
     throw new MalformedPayloadError(`not a Bot Framework activity: ${z.prettifyError(parsed.error)}`);
   return parsed.data;

@@ -1,4 +1,6 @@
 import {
+  connectionErrorCode,
+  failedBeforeSending,
   type Logger,
   type OutboundReply,
   OutcomeUnknownError,
@@ -14,15 +16,6 @@ import type { ThrottleBackoff } from "./throttle-backoff.ts";
 
 /** Microsoft asks bots to back off and retry these (rate-limit.md); the reply was not posted. */
 const throttled = new Set([429, 412, 502, 504]);
-/** Failures before any byte of the request left: nothing can have been posted. */
-const neverConnected = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
 /** A 2xx without an id in its body still posted the reply. */
 const postedWithoutId = "posted-without-id";
 
@@ -80,13 +73,13 @@ export class ReplySender {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      if (typeof code === "string" && neverConnected.has(code)) {
+      const code = connectionErrorCode(error);
+      if (failedBeforeSending(error)) {
         throw new SendRejectedError(`could not reach Teams (${code})`, { cause: error });
       }
       this.logger?.warn({ workspaceId, err: error }, "Teams reply sent without an answer: not resent");
       const timedOut = error instanceof Error && error.name === "TimeoutError";
-      const reason = timedOut ? "timed out" : typeof code === "string" ? code : String(error);
+      const reason = timedOut ? "timed out" : (code ?? String(error));
       throw new OutcomeUnknownError(`the reply was sent but Teams did not answer: ${reason}`, { cause: error });
     }
   }
