@@ -8,10 +8,11 @@ import type {
   StatRange,
   WorkspaceSettingsInput,
 } from "@resident/core";
+import type { AuditEntry, TenantRecord, WorkspaceRecord } from "@resident/tenants";
 
 /** The admin API's answers, as apps/server/src/plugins/admin-api.ts sends them. */
 
-export type { FailMode, Platform, StatCounts, StatRange };
+export type { AuditEntry, FailMode, Platform, StatCounts, StatRange };
 
 export type Me = { role: "operator" } | { role: "tenant"; tenantId: string; tenantName: string };
 
@@ -20,11 +21,7 @@ export interface PlatformView extends PlatformGuide {
   defaultFailMode: FailMode;
 }
 
-export interface Tenant {
-  id: string;
-  name: string;
-  createdAt: string;
-}
+export type Tenant = TenantRecord;
 
 export interface IssuedToken {
   token: string;
@@ -32,19 +29,10 @@ export interface IssuedToken {
   createdAt: string;
 }
 
-export interface Workspace {
-  id: string;
-  tenantId: string;
-  platform: Platform;
-  name: string;
-  settings: WorkspaceSettingsInput;
-  identity: BotIdentity;
-  /** The names of the credential fields that are set; their values never leave the server. */
-  credentialFields: string[];
+/** The registry's record (credential field names only, never values) and where the platform should deliver. */
+export interface Workspace extends WorkspaceRecord {
   webhookPath: string;
   webhookUrl: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export interface WorkspaceInput {
@@ -75,13 +63,3 @@ export interface Series {
 }
 
 export type ConnectionTest = { ok: true; identity: BotIdentity } | { ok: false; error: string };
-
-export interface AuditEntry {
-  id: string;
-  tenantId: string | null;
-  actor: string;
-  action: string;
-  target: string;
-  detail: { fields?: string[]; platform?: string };
-  at: string;
-}
