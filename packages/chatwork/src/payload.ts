@@ -1,4 +1,4 @@
-import { MalformedPayloadError, parseJsonBody } from "@resident/core";
+import { MalformedPayloadError, parsedOncePerBody, parseJsonBody } from "@resident/core";
 import { z } from "zod";
 
 /** Chatwork message ids exceed a JS number's precision: they stay strings, and must arrive as digit strings. */
@@ -48,7 +48,7 @@ export interface ChatworkDelivery {
 }
 
 /** Parses a (verified) webhook body. Throws MalformedPayloadError. */
-export function parseChatworkDelivery(rawBody: Buffer): ChatworkDelivery {
+export const parseChatworkDelivery = parsedOncePerBody((rawBody): ChatworkDelivery => {
   const payload = parseJsonBody(rawBody);
   const envelope = parse(envelopeSchema, payload);
   const delivery = {
@@ -83,7 +83,7 @@ export function parseChatworkDelivery(rawBody: Buffer): ChatworkDelivery {
     default:
       return delivery;
   }
-}
+});
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);

@@ -1,4 +1,4 @@
-import { MalformedPayloadError, parseJsonBody } from "@resident/core";
+import { MalformedPayloadError, parsedOncePerBody, parseJsonBody } from "@resident/core";
 import { z } from "zod";
 
 const account = z.looseObject({ id: z.string().min(1), name: z.string().optional(), role: z.string().optional() });
@@ -25,9 +25,9 @@ const activitySchema = z.looseObject({
 
 export type InboundActivity = z.infer<typeof activitySchema>;
 
-export function parseActivity(rawBody: Buffer): InboundActivity {
+export const parseActivity = parsedOncePerBody((rawBody): InboundActivity => {
   const parsed = activitySchema.safeParse(parseJsonBody(rawBody));
   if (!parsed.success)
     throw new MalformedPayloadError(`not a Bot Framework activity: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
-}
+});
