@@ -53,7 +53,8 @@ describe.each(backends)("$name: starting up", (backend) => {
     await sql.close();
     expect(versions).toHaveLength(migrationCount);
     expect(new Set(versions.map((row) => row.version)).size).toBe(migrationCount);
-  });
+    // Four opens: PGlite compiles its WASM each time, which took 33 s once on a loaded 2-core machine.
+  }, 120_000);
 
   it("refuses a different SECRET_KEY with a named error, and opens again with the right one", async () => {
     const credentials = slackCredentials();
