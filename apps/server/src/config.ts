@@ -26,6 +26,8 @@ const environment = z.object({
   TEAMS_OPENID_METADATA_URL: optional,
   TEAMS_TOKEN_ISSUER: optional,
   TEAMS_LOGIN_URL: optional,
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optional,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Tuning, rarely needed: how long a claim lives without renewal, and how long a job's lock does. */
   CLAIM_LEASE_SECONDS: seconds(30),
@@ -51,6 +53,8 @@ export interface Config {
   chatworkApiUrl?: string;
   teams: { openIdMetadataUrl?: string; tokenIssuer?: string; loginUrl?: string };
   logLevel: string;
+  /** Export traces over OTLP (an OTLP endpoint is set); otherwise tracing is off. */
+  otlp: boolean;
   claimLeaseMs: number;
   jobLockMs: number;
   workerConcurrency: number;
@@ -78,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginUrl: e.TEAMS_LOGIN_URL,
     },
     logLevel: e.LOG_LEVEL,
+    otlp: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
     claimLeaseMs: e.CLAIM_LEASE_SECONDS * 1000,
     jobLockMs: e.JOB_LOCK_SECONDS * 1000,
     workerConcurrency: e.WORKER_CONCURRENCY,

@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from "@opentelemetry/api";
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from "pino";
 
 /*
@@ -34,7 +35,14 @@ export function loggerOptions(level: string, instanceId: string): LoggerOptions 
     level,
     base: { instance: instanceId },
     redact: { paths: redactPaths, censor: "[redacted]" },
+    mixin: traceIds,
   };
+}
+
+/** A line written inside a span names its trace, so the logs of one message can be found next to its trace. */
+function traceIds(): object {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
 export function createLogger(level: string, instanceId: string, destination?: DestinationStream): Logger {

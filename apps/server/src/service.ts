@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
+import { startTracing } from "./tracing.ts";
 
 export interface Service {
   url: string;
@@ -13,6 +14,7 @@ export interface Service {
 
 /** Opens everything, serves HTTP, then starts the workers: an instance is reachable before it takes jobs. */
 export async function startService(config: Config, logger: Logger): Promise<Service> {
+  const tracing = startTracing(config);
   const runtime = await createRuntime(config, logger);
   const generatedOperatorToken = await runtime.tenants.tokens.ensureOperatorToken(config.adminToken);
   const app = buildApp(runtime, logger);
@@ -26,6 +28,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     async close() {
       await app.close();
       await runtime.close();
+      // Last, so the spans of the jobs that finished while closing are exported too.
+      await tracing?.close();
     },
   };
 }

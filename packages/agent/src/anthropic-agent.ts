@@ -43,6 +43,9 @@ export class AnthropicAgent implements Agent {
       logger: sdkLogger(options.logger),
       // Pinned, so ANTHROPIC_LOG=debug cannot dump users' messages into the logs.
       logLevel: "warn",
+      // The SDK's own span (under the pipeline's "llm" span when tracing is on) records metadata only; pinned, so
+      // ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content cannot put users' messages into exported traces.
+      openTelemetry: { traces: { enabled: true, contentMode: "metadata_only" } },
     });
   }
 

@@ -45,7 +45,10 @@ export interface ChatEvent {
 }
 
 /** What travels through the queue: the event without its raw payload. */
-export type QueuedEvent = Omit<ChatEvent, "raw">;
+export type QueuedEvent = Omit<ChatEvent, "raw"> & {
+  /** The W3C trace context of the span that queued it (absent when nothing is traced): the worker continues it. */
+  trace?: Record<string, string>;
+};
 
 export function toQueued({ raw: _raw, ...event }: ChatEvent): QueuedEvent {
   return event;

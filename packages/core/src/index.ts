@@ -23,3 +23,4 @@ export * from "./reply-worker.ts";
 export * from "./request-failures.ts";
 export * from "./settings.ts";
 export * from "./stats-series.ts";
+export * from "./tracing.ts";

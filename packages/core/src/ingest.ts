@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { SpanKind, trace } from "@opentelemetry/api";
 import type { ChatEvent, Platform, QueuedEvent } from "./chat-event.ts";
 import { toQueued } from "./chat-event.ts";
 import { MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
@@ -6,9 +7,10 @@ import type { EventGate } from "./event-gate.ts";
 import { eventKey } from "./keys.ts";
 import type { ClaimResult } from "./ports/claim-store.ts";
 import type { JobQueue } from "./ports/job-queue.ts";
-import type { InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { Inbound, InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
+import { deliveryContext, eventAttributes, inSpan, traceCarrier, tracer } from "./tracing.ts";
 
 export interface IngestResponse {
   status: number;
@@ -58,26 +60,42 @@ export class Ingest {
   }
 
   private async receive(platform: Platform, workspaceId: string, request: InboundRequest): Promise<IngestResponse> {
+    const arrivedAt = Date.now();
     const adapter = this.deps.adapters.get(platform);
     const workspace = adapter && (await this.deps.directory.workspace(workspaceId));
     if (!adapter || !workspace || workspace.platform !== platform) return refuse(404, "unknown workspace");
 
     const receivedAt = this.now();
+    let inbound: Inbound;
     try {
       await adapter.verify(request, workspace, receivedAt);
-      const inbound = adapter.normalize(request, workspace, receivedAt);
-      if (inbound.kind !== "respond" && inbound.retry) {
-        this.deps.telemetry.platformRetry(platform, inbound.retry.reason);
-        this.deps.logger.info({ workspaceId, retry: inbound.retry }, "platform redelivery");
-      }
-      if (inbound.kind === "respond") return { status: inbound.status, body: inbound.body };
-      if (inbound.kind === "ignore") return ok();
-      return await this.admit(inbound.event, workspace);
+      inbound = adapter.normalize(request, workspace, receivedAt);
     } catch (error) {
       if (error instanceof VerificationError) return refuse(401, error.message);
       if (error instanceof MalformedPayloadError) return refuse(400, error.message);
       throw error;
     }
+    const verifiedAt = Date.now();
+    if (inbound.kind !== "respond" && inbound.retry) {
+      this.deps.telemetry.platformRetry(platform, inbound.retry.reason);
+      this.deps.logger.info({ workspaceId, retry: inbound.retry }, "platform redelivery");
+    }
+    if (inbound.kind === "respond") return { status: inbound.status, body: inbound.body };
+    if (inbound.kind === "ignore") return ok();
+    const event = inbound.event;
+    // The span begins at the delivery's arrival, though only now is it known which trace it belongs to.
+    return inSpan(
+      `ingest ${platform}`,
+      { kind: SpanKind.SERVER, startTime: arrivedAt, attributes: eventAttributes(event) },
+      async (span) => {
+        if (inbound.retry) span.setAttribute("resident.platform_retry", inbound.retry.reason);
+        tracer.startSpan("verify", { startTime: arrivedAt }).end(verifiedAt);
+        const response = await this.admit(event, workspace);
+        span.setAttribute("http.response.status_code", response.status);
+        return response;
+      },
+      deliveryContext(eventKey(event)),
+    );
   }
 
   private async admit(event: ChatEvent, workspace: Workspace): Promise<IngestResponse> {
@@ -92,6 +110,7 @@ export class Ingest {
         return retryLater("store unavailable, retry later");
       }
       this.deps.telemetry.failOpenPass(ws);
+      trace.getActiveSpan()?.addEvent("shared store unavailable: fail open");
       this.deps.logger.warn(
         { workspaceId: ws.workspaceId, err: error },
         "store unavailable: answering without the shared store (fail open); duplicates across instances are possible",
@@ -101,7 +120,14 @@ export class Ingest {
   }
 
   private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
-    const claim = await this.claimOrAwaitQueued(lane, event);
+    const claim = await inSpan("gate", {}, async (span) => {
+      const claim = await this.claimOrAwaitQueued(lane, event);
+      span.setAttribute("resident.gate.outcome", claim.claimed ? "claimed" : claim.record.state);
+      if (!claim.claimed && claim.record.state !== "in_progress") {
+        span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
+      }
+      return claim;
+    });
     if (!claim.claimed) {
       if (claim.record.state === "in_progress") {
         // Its holder never queued it (it died, or lost the store, between claim and enqueue): acking this copy
@@ -112,7 +138,9 @@ export class Ingest {
       return ok({ ok: true, duplicate: true });
     }
     try {
-      await lane.queue.enqueue(eventKey(event), toQueued(event));
+      await inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
+        lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }),
+      );
     } catch (error) {
       await lane.gate.abandon(event, claim.token).catch(() => {});
       throw error;

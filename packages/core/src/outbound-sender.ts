@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { OutcomeUnknownError, RateLimitedError, SendRejectedError } from "./errors.ts";
 import type { OutboundReply, PlatformAdapter, SentReply } from "./ports/platform-adapter.ts";
 import type { Workspace } from "./ports/tenant-directory.ts";
+import { inSpan } from "./tracing.ts";
 
 export type Delivery = { status: "sent"; messageId: string } | { status: "unknown" };
 
@@ -86,7 +87,15 @@ export class OutboundSender {
     throw new SendRejectedError("the reply is not on the platform after an unknown outcome", { cause });
   }
 
-  private async readBack<C>(
+  private readBack<C>(adapter: PlatformAdapter<C>, workspace: Workspace<C>, reply: OutboundReply): Promise<ReadBack> {
+    return inSpan("reconcile", {}, async (span) => {
+      const found = await this.findReply(adapter, workspace, reply);
+      span.setAttribute("resident.reconcile.found", typeof found === "string" ? found : "sent");
+      return found;
+    });
+  }
+
+  private async findReply<C>(
     adapter: PlatformAdapter<C>,
     workspace: Workspace<C>,
     reply: OutboundReply,

@@ -1,3 +1,4 @@
+import { SpanKind } from "@opentelemetry/api";
 import type { Platform, QueuedEvent } from "./chat-event.ts";
 import { ReplyLeaseHeldError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
@@ -10,6 +11,7 @@ import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
 import { outcomeUnknown, type ReplyLedger, type SendStart } from "./reply-ledger.ts";
+import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
 export interface ReplyWorkerDeps {
   directory: TenantDirectory;
@@ -34,7 +36,15 @@ const commitAttempts = 3;
 export class ReplyWorker {
   constructor(private readonly deps: ReplyWorkerDeps) {}
 
-  readonly handle = async (job: Job<QueuedEvent>): Promise<void> => {
+  readonly handle = (job: Job<QueuedEvent>): Promise<void> =>
+    inSpan(
+      `answer ${job.data.platform}`,
+      { kind: SpanKind.CONSUMER, attributes: { ...eventAttributes(job.data), "resident.job.attempt": job.attempt } },
+      () => this.claimAndAnswer(job),
+      continuedContext(job.data.trace),
+    );
+
+  private async claimAndAnswer(job: Job<QueuedEvent>): Promise<void> {
     const event = job.data;
     const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
     const workspace = await this.deps.directory.workspace(event.workspaceId);
@@ -44,7 +54,14 @@ export class ReplyWorker {
       return;
     }
 
-    const claim = await this.deps.ledger.claim(event, job.id);
+    const claim = await inSpan("reply claim", {}, async (span) => {
+      const claim = await this.deps.ledger.claim(event, job.id);
+      span.setAttribute("resident.reply.outcome", claim.outcome);
+      if (claim.outcome === "answered" || claim.outcome === "answering-elsewhere") {
+        span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "reply" });
+      }
+      return claim;
+    });
     switch (claim.outcome) {
       case "answered":
       case "answering-elsewhere":
@@ -55,7 +72,7 @@ export class ReplyWorker {
       case "claimed":
         return this.answer(job, workspace, adapter, claim.token, ws);
     }
-  };
+  }
 
   private async answer(
     job: Job<QueuedEvent>,
@@ -79,7 +96,16 @@ export class ReplyWorker {
     try {
       const history = await memory.recent(conversationKey(event), turns);
       const started = performance.now();
-      const answer = await agent.answer({ event, settings: workspace.settings, history, signal: lease.signal });
+      // Tool calls, once the agent makes them, get spans of their own under this one.
+      const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
+        span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
+        const answer = await agent.answer({ event, settings: workspace.settings, history, signal: lease.signal });
+        span.setAttributes({
+          "gen_ai.usage.input_tokens": answer.usage.inputTokens,
+          "gen_ai.usage.output_tokens": answer.usage.outputTokens,
+        });
+        return answer;
+      });
       const usage = answer.usage.inputTokens + answer.usage.outputTokens;
       telemetry.llmUsed(ws, usage, performance.now() - started);
       lease.signal.throwIfAborted();
@@ -87,9 +113,15 @@ export class ReplyWorker {
       text = answer.text;
       const reply = { event, text, replyKey: replyKey(event) };
       sending = await ledger.beginSend(event, job.id, ttlMs);
-      delivery = sending.first
-        ? await sender.send(adapter, workspace, reply, lease.signal)
-        : await sender.resume(adapter, workspace, reply, lease.signal);
+      const first = sending.first;
+      delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
+        span.setAttribute("resident.send.first", first);
+        const delivery = first
+          ? await sender.send(adapter, workspace, reply, lease.signal)
+          : await sender.resume(adapter, workspace, reply, lease.signal);
+        span.setAttribute("resident.send.status", delivery.status);
+        return delivery;
+      });
     } catch (error) {
       lease.stop();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
@@ -107,7 +139,7 @@ export class ReplyWorker {
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
     const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
-    if (await this.commit(event, token, value, ttlMs)) {
+    if (await inSpan("commit", {}, async () => this.commit(event, token, value, ttlMs))) {
       if (sending.first) await ledger.endSend(event, sending.token).catch(() => {});
     } else {
       telemetry.failure(ws, "commit", "the reply was posted but could not be recorded as sent");

@@ -43,6 +43,8 @@ export interface DeploymentOptions {
   chatwork?: Pick<FakeChatworkOptions, "perToken" | "postsPerRoom">;
   /** Put nginx in front (default true); without it `url` is the first instance's. */
   nginx?: boolean;
+  /** Which instances nginx routes to (default all): e.g. only the ROLE=web ones, as a Kubernetes Service would. */
+  behindNginx?: (index: number, name: string) => boolean;
 }
 
 export interface Deployment {
@@ -163,7 +165,8 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
 
     let nginx: RunningNginx | undefined;
     if (options.nginx ?? true) {
-      nginx = await startNginx(instances.map((instance) => instance.port));
+      const routed = instances.filter((instance, i) => options.behindNginx?.(i, instance.name) ?? true);
+      nginx = await startNginx(routed.map((instance) => instance.port));
       track(nginx.process);
       const proxy = nginx;
       closers.push(async () => {
