@@ -35,6 +35,12 @@ const environment = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
 });
 
+/**
+ * On SIGTERM, jobs in hand get this long to finish; past it they are left to their locks, which another instance
+ * takes over. infra/kubernetes's terminationGracePeriodSeconds covers it plus the preStop pause (a test checks).
+ */
+export const shutdownGraceMs = 25_000;
+
 export type Role = "all" | "web" | "worker";
 
 export interface Config {

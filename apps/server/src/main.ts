@@ -1,4 +1,4 @@
-import { loadConfig } from "./config.ts";
+import { loadConfig, shutdownGraceMs } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { startService } from "./service.ts";
 
@@ -12,9 +12,6 @@ if (service.generatedOperatorToken) {
     `\n  Operator token (shown once; set ADMIN_TOKEN to choose your own):\n\n    ${service.generatedOperatorToken}\n\n`,
   );
 }
-
-/** Jobs in hand get this long to finish; past it they are left to their locks, which another instance takes over. */
-const shutdownGraceMs = 25_000;
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,10 +1,23 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const slowBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 
-/** The Prometheus metrics of one instance (`GET /metrics`). */
-export function createMetrics(depth: () => Promise<number>) {
+/** What the gauges read at scrape time: the shared queue's depth, and whether the shared store answers. */
+export interface MetricSources {
+  depth(): Promise<number>;
+  pingStore(): Promise<unknown>;
+}
+
+/** A scrape must not hang on a store that is away: past this, the store counts as down. */
+const storeProbeMs = 1_000;
+
+/**
+ * The Prometheus metrics of one instance (`GET /metrics`). infra/grafana and infra/prometheus chart and alert on
+ * these names; apps/server/test/observability.test.ts checks they all exist.
+ */
+export function createMetrics({ depth, pingStore }: MetricSources) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -64,6 +77,18 @@ export function createMetrics(depth: () => Promise<number>) {
       registers,
       async collect() {
         this.set(await depth().catch(() => Number.NaN));
+      },
+    }),
+    sharedStoreUp: new Gauge({
+      name: "resident_shared_store_up",
+      help: "1 while the shared store (Redis) answers this instance; 0 while each workspace's fail mode decides",
+      registers,
+      async collect() {
+        const reachable = pingStore().then(
+          () => 1,
+          () => 0,
+        );
+        this.set(await Promise.race([reachable, sleep(storeProbeMs, 0, { ref: false })]));
       },
     }),
     ackLatency: new Histogram({

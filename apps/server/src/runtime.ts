@@ -61,7 +61,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     changeFeed: shared.changeFeed,
     defaultFailModes: Object.fromEntries([...adapters].map(([platform, a]) => [platform, a.defaultFailMode])),
   });
-  const metrics = createMetrics(() => shared.queue.depth());
+  const metrics = createMetrics({ depth: () => shared.queue.depth(), pingStore: () => shared.ping() });
   const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
   const agent = createAgent({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, logger });
 
