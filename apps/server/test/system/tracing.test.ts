@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { eventually } from "@resident/testkit";
 import { type ExportedSpan, FakeOtlp } from "@resident/testkit/otlp";
 import { appMention } from "@resident/testkit/slack";
@@ -41,7 +42,7 @@ it("follows one Slack message delivered twice through one trace, from the instan
     ).toHaveLength(1),
   );
 
-  // Slack event ids are scoped by team: the ChatEvent names the delivery `<team>:<event id>`.
+  // The ChatEvent names a Slack delivery `<api_app_id>:<event_id>`.
   const ofEvent = (span: ExportedSpan) => String(span.attributes["resident.event_id"]).endsWith(`:${body.event_id}`);
   let trace: ExportedSpan[] = [];
   await eventually(() => {
@@ -67,6 +68,10 @@ it("follows one Slack message delivered twice through one trace, from the instan
     }
     throw new Error(`${span.name} is not under an ingest span`);
   };
+
+  // The trace id is the delivery's own, computable from its event key (README, "Tracing").
+  const eventKey = `event:${slack.workspaceId}:${ingestOf(one("enqueue")).attributes["resident.event_id"]}`;
+  expect(trace[0]?.traceId).toBe(createHash("sha256").update(eventKey).digest("hex").slice(0, 32));
 
   // The retry's gate suppressed it and says so; the original's gate claimed it and its enqueue queued the job.
   const gates = trace.filter((span) => span.name === "gate");
