@@ -66,16 +66,18 @@ export class Ingest {
     if (!adapter || !workspace || workspace.platform !== platform) return refuse(404, "unknown workspace");
 
     const receivedAt = this.now();
+    const verifyingAt = Date.now();
     let inbound: Inbound;
+    let verifiedAt: number;
     try {
       await adapter.verify(request, workspace, receivedAt);
+      verifiedAt = Date.now();
       inbound = adapter.normalize(request, workspace, receivedAt);
     } catch (error) {
       if (error instanceof VerificationError) return refuse(401, error.message);
       if (error instanceof MalformedPayloadError) return refuse(400, error.message);
       throw error;
     }
-    const verifiedAt = Date.now();
     if (inbound.kind !== "respond" && inbound.retry) {
       this.deps.telemetry.platformRetry(platform, inbound.retry.reason);
       this.deps.logger.info({ workspaceId, retry: inbound.retry }, "platform redelivery");
@@ -89,7 +91,7 @@ export class Ingest {
       { kind: SpanKind.SERVER, startTime: arrivedAt, attributes: eventAttributes(event) },
       async (span) => {
         if (inbound.retry) span.setAttribute("resident.platform_retry", inbound.retry.reason);
-        tracer.startSpan("verify", { startTime: arrivedAt }).end(verifiedAt);
+        tracer.startSpan("verify", { startTime: verifyingAt }).end(verifiedAt);
         const response = await this.admit(event, workspace);
         span.setAttribute("http.response.status_code", response.status);
         return response;
