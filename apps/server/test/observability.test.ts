@@ -30,7 +30,7 @@ const rules = async () =>
  * The metric names a PromQL expression selects: what is left once strings, label matchers, ranges and label lists
  * are taken out, less function names (followed by a parenthesis) and operators.
  */
-export function metricNames(expr: string): string[] {
+function metricNames(expr: string): string[] {
   const selectors = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, "")
     .replace(/\{[^}]*\}/g, "")
