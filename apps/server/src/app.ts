@@ -3,7 +3,7 @@ import Fastify from "fastify";
 import type { Logger } from "pino";
 import { adminApi } from "./plugins/admin-api.ts";
 import { adminConsole } from "./plugins/admin-console.ts";
-import { healthRoutes } from "./plugins/health.ts";
+import { internalRoutes, livenessRoute } from "./plugins/health.ts";
 import { webhookRoutes } from "./plugins/webhooks.ts";
 import type { Runtime } from "./runtime.ts";
 import { securityHeaders } from "./security-headers.ts";
@@ -12,14 +12,17 @@ import { securityHeaders } from "./security-headers.ts";
 export const bodyLimit = 1024 * 1024;
 
 /**
- * The HTTP face of an instance: health for everyone; webhooks, the admin API and the admin console unless
- * ROLE=worker, the last two under helmet's headers. One proxy (nginx) is trusted: the client address is the one it saw, not one a client claims.
+ * The public HTTP face of an instance: liveness for everyone; webhooks, the admin API and the admin console unless
+ * ROLE=worker, the last two under helmet's headers; readiness and metrics too unless METRICS_PORT takes them away.
+ * X-Forwarded-For is believed only from TRUSTED_PROXIES (fastify's trustProxy list: addresses or CIDRs); from any
+ * other peer the client address is the socket's, so no client can choose the address it is counted or logged by.
  */
 export function buildApp(runtime: Runtime, logger: Logger) {
+  const { trustedProxies, metricsPort } = runtime.config;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit,
-    trustProxy: trustOneProxy,
+    trustProxy: trustedProxies.length > 0 ? trustedProxies : false,
     requestIdHeader: "x-request-id",
   });
 
@@ -29,10 +32,8 @@ export function buildApp(runtime: Runtime, logger: Logger) {
     return reply.code(status).send({ error: status >= 500 ? "internal error" : error.message });
   });
 
-  app.register(healthRoutes, {
-    checks: { store: () => runtime.shared.ping(), database: () => runtime.tenants.ping().then(assertTrue) },
-    registry: runtime.metrics.registry,
-  });
+  app.register(livenessRoute);
+  if (metricsPort === undefined) app.register(internalRoutes, internalOptions(runtime));
   if (runtime.config.role !== "worker") {
     app.register(webhookRoutes, { ingest: runtime.ingest, platforms: [...runtime.adapters.keys()] });
     // Browser security headers belong to what a browser loads; the platforms' webhook answers skip their cost.
@@ -57,9 +58,19 @@ export function buildApp(runtime: Runtime, logger: Logger) {
   return app;
 }
 
-/** Hop 0 is the peer that connected: nginx in a deployment, whose X-Forwarded-For entry is the client's address. */
-function trustOneProxy(_address: string, hop: number): boolean {
-  return hop < 1;
+/** METRICS_PORT's server: readiness, metrics and liveness, for Prometheus and the orchestrator only. */
+export function buildInternalApp(runtime: Runtime, logger: Logger) {
+  const app = Fastify({ loggerInstance: logger });
+  app.register(livenessRoute);
+  app.register(internalRoutes, internalOptions(runtime));
+  return app;
+}
+
+function internalOptions(runtime: Runtime) {
+  return {
+    checks: { store: () => runtime.shared.ping(), database: () => runtime.tenants.ping().then(assertTrue) },
+    registry: runtime.metrics.registry,
+  };
 }
 
 function assertTrue(up: boolean): void {

@@ -5,11 +5,16 @@ const optional = z
   .string()
   .optional()
   .transform((value) => (value === "" ? undefined : value));
+const port = z.coerce.number().int().min(0).max(65_535);
 const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
 
 /** The environment the service reads; every variable is optional (DESIGN.md, "The outside contract"). */
 const environment = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORT: port.default(3000),
+  /** Unset: /metrics and /readyz on PORT (keep them from the public then, as nginx.conf does); set: there only. */
+  METRICS_PORT: port.optional(),
+  /** Addresses / CIDRs (comma-separated) of the proxies whose X-Forwarded-For is believed; unset: none. */
+  TRUSTED_PROXIES: optional,
   HOST: z.string().default("0.0.0.0"),
   PUBLIC_URL: optional,
   ROLE: z.enum(["all", "web", "worker"]).default("all"),
@@ -46,6 +51,9 @@ export type Role = "all" | "web" | "worker";
 export interface Config {
   port: number;
   host: string;
+  metricsPort?: number;
+  /** Empty: the client address is the socket's. */
+  trustedProxies: string[];
   publicUrl: string;
   role: Role;
   instanceId: string;
@@ -71,6 +79,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    metricsPort: e.METRICS_PORT,
+    trustedProxies: (e.TRUSTED_PROXIES ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     role: e.ROLE,
     instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}`,

@@ -30,12 +30,35 @@ const redactPaths = [
   "*.response",
 ];
 
+interface LoggedRequest {
+  method: string;
+  url: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/**
+ * Fastify's request serializer without the query string: a client may put a token there (`?token=…`), and no
+ * route of ours needs its query logged. `remoteAddress` is the client address as TRUSTED_PROXIES allows it.
+ */
+function requestWithoutQuery(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: request.url.split("?", 1)[0],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export function loggerOptions(level: string, instanceId: string): LoggerOptions {
   return {
     level,
     base: { instance: instanceId },
     redact: { paths: redactPaths, censor: "[redacted]" },
     mixin: traceIds,
+    serializers: { req: requestWithoutQuery },
   };
 }
 

@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
-import { buildApp } from "./app.ts";
+import { buildApp, buildInternalApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { startTracing } from "./tracing.ts";
 
 export interface Service {
   url: string;
+  /** Where /metrics and /readyz are served when METRICS_PORT is set. */
+  metricsUrl?: string;
   runtime: Runtime;
   /** The operator token generated on the very first start (no ADMIN_TOKEN), to be shown once; else undefined. */
   generatedOperatorToken?: string;
@@ -19,14 +21,17 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   const generatedOperatorToken = await runtime.tenants.tokens.ensureOperatorToken(config.adminToken);
   const app = buildApp(runtime, logger);
   const url = await app.listen({ port: config.port, host: config.host });
+  const internal = config.metricsPort === undefined ? undefined : buildInternalApp(runtime, logger);
+  const metricsUrl = await internal?.listen({ port: config.metricsPort, host: config.host });
   runtime.startWorkers();
   logger.info({ role: config.role, publicUrl: config.publicUrl }, "resident is up");
   return {
     url,
+    metricsUrl,
     runtime,
     generatedOperatorToken,
     async close() {
-      await app.close();
+      await Promise.all([app.close(), internal?.close()]);
       await runtime.close();
       // Last, so the spans of the jobs that finished while closing are exported too.
       await tracing?.close();

@@ -1,5 +1,4 @@
 import { eventually } from "@resident/testkit";
-import { RedisServer } from "@resident/testkit/processes";
 import { appMention, connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
@@ -32,10 +31,6 @@ interface Series {
   points: { at: string; counts: Record<string, number> }[];
 }
 
-/** A request from a given client address, as nginx forwards it. */
-const from = (address: string, token: string, baseUrl = s.url) =>
-  fetch(`${baseUrl}/admin/api/tenants`, { headers: { authorization: `Bearer ${token}`, "x-forwarded-for": address } });
-
 describe("who is signed in, and the platforms", () => {
   it("tells the operator and a tenant admin apart, naming the admin's tenant", async () => {
     expect(await s.operator.expect(200, "GET", "/me")).toEqual({ role: "operator" });
@@ -44,6 +39,8 @@ describe("who is signed in, and the platforms", () => {
       role: "tenant",
       tenantId: a.tenantId,
       tenantName: tenant.name,
+      tokenId: expect.stringMatching(/^tk_/),
+      mayIssueTokens: false,
     });
   });
 
@@ -147,55 +144,6 @@ describe("tenant isolation of the console's endpoints", () => {
     }
     const stats = await a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${a.tenantId}/stats`);
     expect(Object.keys(stats.activity)).not.toContain(b.workspaceId);
-  });
-});
-
-describe("failed sign-ins", () => {
-  it("refuses an address with 429 after ten bad tokens, whatever token it tries next", async () => {
-    const attacker = "203.0.113.7";
-    const statuses = [];
-    for (let i = 0; i < 12; i++) statuses.push((await from(attacker, `rsd_guess_${i}`)).status);
-    expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
-    const refused = await from(attacker, a.tenantToken);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-  });
-
-  it("counts by the address the proxy saw, whatever a client writes in front of it", async () => {
-    const statuses = [];
-    for (let i = 0; i < 11; i++) statuses.push((await from(`10.0.0.${i}, 203.0.113.50`, `rsd_guess_${i}`)).status);
-    expect(statuses).toEqual([...Array(10).fill(401), 429]);
-  });
-
-  it("never counts a valid token's requests, and lets other addresses in while one is refused", async () => {
-    const admin = "198.51.100.20";
-    const answers = await Promise.all(Array.from({ length: 30 }, () => from(admin, a.tenantToken)));
-    expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(200));
-    expect((await from("198.51.100.21", b.tenantToken)).status).toBe(200);
-  });
-});
-
-describe("failed sign-ins across instances", () => {
-  let redis: RedisServer;
-  let instances: InProcessService[] = [];
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    instances = await Promise.all([1, 2].map(() => startInProcessService({ REDIS_URL: redis.url })));
-  });
-  afterAll(async () => {
-    await Promise.all(instances.map((instance) => instance.close()));
-    await redis?.dispose();
-  });
-
-  it("are counted together by every instance sharing Redis", async () => {
-    const [one, two] = instances as [InProcessService, InProcessService];
-    const attacker = "203.0.113.99";
-    const statuses = [];
-    for (let i = 0; i < 10; i++) statuses.push((await from(attacker, `rsd_guess_${i}`, [one, two][i % 2]?.url)).status);
-    expect(statuses).toEqual(Array(10).fill(401));
-    expect((await from(attacker, "rsd_guess_10", one.url)).status).toBe(429);
-    expect((await from(attacker, "rsd_guess_11", two.url)).status).toBe(429);
-    expect((await from("198.51.100.99", two.operator.token, two.url)).status).toBe(200);
   });
 });
 

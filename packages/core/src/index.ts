@@ -7,6 +7,7 @@ export * from "./json-body.ts";
 export * from "./keys.ts";
 export * from "./lease.ts";
 export * from "./outbound-sender.ts";
+export * from "./plain-text.ts";
 export type * from "./ports/agent.ts";
 export type * from "./ports/change-feed.ts";
 export type * from "./ports/claim-store.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "./plain-text.ts";
 
 export const failModes = ["open", "closed"] as const;
 export type FailMode = (typeof failModes)[number];
@@ -8,8 +9,8 @@ const seconds = (max: number) => z.number().int().min(60).max(max);
 /** What a tenant admin tunes per workspace. Everything is optional; `resolveSettings` fills the defaults. */
 export const workspaceSettingsSchema = z
   .object({
-    systemPrompt: z.string().max(20_000).optional(),
-    model: z.string().min(1).max(200).optional(),
+    systemPrompt: plainText({ multiline: true }).max(20_000).optional(),
+    model: plainText().min(1).max(200).optional(),
     failMode: z.enum(failModes).optional(),
     /** How long a delivery's `done` marker lives. Slack retries for ~6 min and may redeliver later: default 24 h. */
     eventTtlSeconds: seconds(7 * 86_400).optional(),

@@ -11,6 +11,24 @@ describe("failureSummary", () => {
     );
   });
 
+  it("cuts out a credential URL-encoded, form-encoded, JSON-escaped or in base64, as an echoing endpoint writes it", () => {
+    const password = 'p/a+s&s=w"o\\rd ü';
+    const echoed = [
+      `client_secret=${encodeURIComponent(password)}`,
+      new URLSearchParams({ client_secret: password }).toString(),
+      JSON.stringify({ client_secret: password }),
+      Buffer.from(password).toString("base64"),
+      Buffer.from(password).toString("base64url"),
+    ];
+    for (const text of echoed) {
+      const summary = failureSummary(new Error(`422 from login: ${text}`), { appPassword: password });
+      expect({ text, summary }).toEqual({ text, summary: expect.stringContaining("[redacted]") });
+      expect(summary).not.toContain("a%2Bs");
+      expect(summary).not.toContain("a+s");
+      expect(summary).not.toContain(Buffer.from(password).toString("base64").slice(0, 12));
+    }
+  });
+
   it("is short", () => {
     const summary = failureSummary(new Error("x".repeat(5_000)), credentials);
     expect(summary).toHaveLength(300);

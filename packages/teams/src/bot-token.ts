@@ -1,6 +1,6 @@
 import { InvalidCredentialsError } from "@resident/core";
 import type { TeamsCredentials } from "./credentials.ts";
-import { botFrameworkScope, loginAuthority, type TeamsEndpoints } from "./endpoints.ts";
+import { botFrameworkScope, type TeamsEndpoints, tokenEndpoint } from "./endpoints.ts";
 
 /** Renew this long before the token expires, so a send never carries one that lapses in flight. */
 const renewBeforeExpiryMs = 5 * 60_000;
@@ -44,8 +44,10 @@ export class BotTokenClient {
 
   private async fetchToken(): Promise<string> {
     const { appId, appPassword } = this.credentials;
-    const response = await fetch(`${loginAuthority(this.credentials, this.endpoints)}/oauth2/v2.0/token`, {
+    const response = await fetch(tokenEndpoint(this.credentials, this.endpoints), {
       method: "POST",
+      // A redirect would carry the client secret to wherever it points: refused, not followed.
+      redirect: "error",
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       body: new URLSearchParams({
         grant_type: "client_credentials",

@@ -20,8 +20,16 @@ export const microsoftEndpoints: TeamsEndpoints = {
 /** The bot→channel token scope. */
 export const botFrameworkScope = `${AuthenticationConstants.ToChannelFromBotOAuthScope}/.default`;
 
-/** A SingleTenant app gets its tokens from its own tenant; a MultiTenant one from botframework.com, as botbuilder does. */
+/**
+ * A SingleTenant app gets its tokens from its own tenant; a MultiTenant one from botframework.com, as botbuilder does.
+ * Built with the URL API, the tenant one encoded path segment: whatever it holds cannot leave the login host's path.
+ */
 export function loginAuthority(credentials: TeamsCredentials, endpoints: TeamsEndpoints): string {
-  const tenant = credentials.appType === "SingleTenant" ? credentials.appTenantId : "botframework.com";
-  return `${endpoints.loginUrl.replace(/\/$/, "")}/${tenant}`;
+  const tenant = credentials.appType === "SingleTenant" ? (credentials.appTenantId ?? "") : "botframework.com";
+  return new URL(encodeURIComponent(tenant), `${endpoints.loginUrl.replace(/\/$/, "")}/`).href;
+}
+
+/** The OAuth 2 token endpoint of the app's login authority. */
+export function tokenEndpoint(credentials: TeamsCredentials, endpoints: TeamsEndpoints): URL {
+  return new URL("oauth2/v2.0/token", `${loginAuthority(credentials, endpoints)}/`);
 }

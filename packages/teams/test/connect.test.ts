@@ -10,7 +10,7 @@ describe("Teams connect: the bot's credentials against the login endpoint", () =
   let adapter: TeamsAdapter;
   beforeAll(async () => {
     bf = await FakeBotFramework.start();
-    bf.registerApp(appId, appPassword).registerApp("single-tenant-app", "tenant-secret", "contoso-tenant");
+    bf.registerApp(appId, appPassword).registerApp("single-tenant-app", "tenant-secret", "contoso.onmicrosoft.com");
     adapter = new TeamsAdapter(endpointsOf(bf));
   });
   afterAll(() => bf?.close());
@@ -30,11 +30,40 @@ describe("Teams connect: the bot's credentials against the login endpoint", () =
   it("asks a SingleTenant app's own tenant for its token", async () => {
     const credentials = { appId: "single-tenant-app", appPassword: "tenant-secret" };
     await expect(
-      adapter.connect({ ...credentials, appType: "SingleTenant", appTenantId: "contoso-tenant" }),
+      adapter.connect({ ...credentials, appType: "SingleTenant", appTenantId: "contoso.onmicrosoft.com" }),
     ).resolves.toMatchObject({ appId: "single-tenant-app" });
     const asMultiTenant = await adapter.connect(credentials).catch((e: unknown) => e);
     expect(asMultiTenant).toBeInstanceOf(InvalidCredentialsError);
     expect((asMultiTenant as Error).message).toMatch(/AADSTS700016/);
+  });
+
+  it("keeps the client secret on the login host's token path, whatever appTenantId holds", async () => {
+    const login = await new FakeServer({}).start();
+    try {
+      const traversal = { appId, appPassword, appType: "SingleTenant" as const, appTenantId: "../../evil-path?x=" };
+      await new TeamsAdapter({ loginUrl: `${login.url}/login` }).connect(traversal).catch(() => undefined);
+      expect(login.calls.map((call) => call.path)).toEqual(["/login/..%2F..%2Fevil-path%3Fx%3D/oauth2/v2.0/token"]);
+      expect(login.calls.every((call) => call.query.size === 0)).toBe(true);
+    } finally {
+      await login.close();
+    }
+  });
+
+  it("refuses a login endpoint's redirect instead of following it with the secret", async () => {
+    const elsewhere = await new FakeServer({
+      "POST /token": () => ({ status: 200, body: { access_token: "x" } }),
+    }).start();
+    const login = await new FakeServer({
+      "POST /:authority/oauth2/v2.0/token": () => ({ status: 307, headers: { location: `${elsewhere.url}/token` } }),
+    }).start();
+    try {
+      const error = await new TeamsAdapter({ loginUrl: login.url }).connect({ appId, appPassword }).catch((e) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(login.calls).toHaveLength(1);
+      expect(elsewhere.calls).toEqual([]);
+    } finally {
+      await Promise.all([login.close(), elsewhere.close()]);
+    }
   });
 
   it("tells an unreachable login endpoint from refused credentials", async () => {
@@ -49,8 +78,18 @@ describe("Teams connect: the bot's credentials against the login endpoint", () =
 describe("Teams credentials schema", () => {
   it("accepts MultiTenant and SingleTenant registrations", () => {
     expect(teamsCredentialsSchema.safeParse({ appId, appPassword }).success).toBe(true);
-    const single = { appId, appPassword, appType: "SingleTenant", appTenantId: "contoso-tenant" };
+    const single = { appId, appPassword, appType: "SingleTenant", appTenantId: "contoso.onmicrosoft.com" };
     expect(teamsCredentialsSchema.safeParse(single).success).toBe(true);
+  });
+
+  it("takes appTenantId only as a tenant GUID or a domain", () => {
+    const single = (appTenantId: string) =>
+      teamsCredentialsSchema.safeParse({ appId, appPassword, appType: "SingleTenant", appTenantId }).success;
+    expect(single("72f988bf-86f1-41af-91ab-2d7cd011db47")).toBe(true);
+    expect(single("contoso.onmicrosoft.com")).toBe(true);
+    for (const bad of ["../../evil-path?x=", "contoso", "a/b.com", "x.com#frag", "host.com:443", "%2e%2e.com"]) {
+      expect({ bad, accepted: single(bad) }).toEqual({ bad, accepted: false });
+    }
   });
 
   it("requires the tenant of a SingleTenant app, and nothing unknown", () => {

@@ -91,10 +91,15 @@ describe("Teams verify: botbuilder's channel authentication against the fake Bot
 
   it("verifies a SingleTenant app's workspace the same way", async () => {
     const tenantAppId = "55555555-0000-0000-0000-000000000000";
-    t.bf.registerApp(tenantAppId, "tenant-password", "contoso-tenant");
+    t.bf.registerApp(tenantAppId, "tenant-password", "contoso.onmicrosoft.com");
     const workspace = await teamsWorkspace(
       t.adapter,
-      { appId: tenantAppId, appPassword: "tenant-password", appType: "SingleTenant", appTenantId: "contoso-tenant" },
+      {
+        appId: tenantAppId,
+        appPassword: "tenant-password",
+        appType: "SingleTenant",
+        appTenantId: "contoso.onmicrosoft.com",
+      },
       "ws-single",
     );
     const request = await t.bf.request(t.message("hello", { appId: tenantAppId }));

@@ -54,12 +54,17 @@ export class AuditLog {
     this.logger.info({ tenantId: event.tenantId, actor, target: event.target, detail }, event.action);
   }
 
-  /** Newest first; every tenant's entries when `tenantId` is undefined. */
-  async list(tenantId: string | undefined, limit: number): Promise<AuditEntry[]> {
+  /**
+   * Newest first — by time, then by id as a number — `limit` at a time; `before` (an entry's id) continues a listing
+   * after that entry. Every tenant's entries when `tenantId` is undefined.
+   */
+  async list(tenantId: string | undefined, limit: number, before?: string): Promise<AuditEntry[]> {
     const rows = await this.sql.query<AuditRow>(
       `select id::text as id, tenant_id, actor, action, target, detail, at from audit_log
-       where $1::text is null or tenant_id = $1 order by id desc limit $2`,
-      [tenantId ?? null, limit],
+       where ($1::text is null or tenant_id = $1)
+         and ($3::bigint is null or (at, audit_log.id) < (select at, id from audit_log where id = $3::bigint))
+       order by at desc, audit_log.id desc limit $2`,
+      [tenantId ?? null, limit, before ?? null],
     );
     return rows.map((row) => ({
       id: row.id,

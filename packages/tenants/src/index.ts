@@ -1,4 +1,4 @@
-export { AdminTokens, type IssuedToken } from "./admin-tokens.ts";
+export { AdminTokens, type IssuedToken, type TokenInput, type TokenRecord } from "./admin-tokens.ts";
 export type { AuditDetail, AuditEntry } from "./audit-log.ts";
 export { CachingDirectory, type CachingDirectoryOptions } from "./caching-directory.ts";
 export { CredentialCipher } from "./credential-cipher.ts";
@@ -13,8 +13,8 @@ export {
 export { createTenants, openDatabase, openTenants, type Tenants, type TenantsOptions } from "./open-tenants.ts";
 export type { Principal } from "./principal.ts";
 export { loadSecretKey, type SecretKeySource } from "./secret-key.ts";
-export { tokenPrefix } from "./secret-token.ts";
+export { tokenPrefix, tokenStart } from "./secret-token.ts";
 export type { SqlClient, SqlExecutor } from "./sql-client.ts";
 export { type TenantRecord, TenantRegistry } from "./tenant-registry.ts";
-export type { TenantInput, WorkspaceInput, WorkspacePatch } from "./workspace-input.ts";
+export type { TenantInput, TenantPatch, WorkspaceInput, WorkspacePatch } from "./workspace-input.ts";
 export type { WorkspaceRecord } from "./workspace-row.ts";

@@ -5,6 +5,7 @@ import { AuditLog } from "./audit-log.ts";
 import { CachingDirectory } from "./caching-directory.ts";
 import { CredentialCipher } from "./credential-cipher.ts";
 import { migrate } from "./migrate.ts";
+import { sharedPassphraseSalt } from "./passphrase-salt.ts";
 import { PgliteClient } from "./pglite-client.ts";
 import { PostgresClient } from "./postgres-client.ts";
 import { loadSecretKey } from "./secret-key.ts";
@@ -59,9 +60,9 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
   const { logger, changeFeed } = options;
   let cipher: CredentialCipher;
   try {
-    cipher = new CredentialCipher(await loadSecretKey(options));
     const applied = await migrate(sql);
     if (applied.length > 0) logger.info({ versions: applied }, "tenant database migrated");
+    cipher = new CredentialCipher(await loadSecretKey({ ...options, passphraseSalt: () => sharedPassphraseSalt(sql) }));
     await checkSecretKey(sql, cipher);
   } catch (error) {
     await sql.close();

@@ -6,8 +6,6 @@ import type { Logger } from "@resident/core";
 import { InvalidSecretKeyError } from "./errors.ts";
 
 const keyBytes = 32;
-/** Fixed and public on purpose: the salt only separates this use of a passphrase from any other use of it. */
-const passphraseSalt = "resident/credentials/v1";
 const minPassphraseLength = 16;
 const keyFileName = "secret.key";
 
@@ -23,7 +21,7 @@ function decodeRawKey(text: string): Buffer | undefined {
   return undefined;
 }
 
-async function keyFromSecret(secret: string): Promise<Buffer> {
+async function keyFromSecret(secret: string, salt: () => Promise<string>): Promise<Buffer> {
   const raw = decodeRawKey(secret);
   if (raw) return raw;
   if (secret.length < minPassphraseLength) {
@@ -32,7 +30,7 @@ async function keyFromSecret(secret: string): Promise<Buffer> {
     );
   }
   // scrypt, not a bare hash: a passphrase may be guessable, and a memory-hard KDF makes each guess expensive.
-  return scryptAsync(secret, passphraseSalt, keyBytes);
+  return scryptAsync(secret, await salt(), keyBytes);
 }
 
 /**
@@ -62,11 +60,13 @@ export interface SecretKeySource {
   secretKey?: string;
   dataDir: string;
   logger: Logger;
+  /** The passphrase's salt, asked only for a passphrase: the one stored beside the data (passphrase-salt.ts). */
+  passphraseSalt: () => Promise<string>;
 }
 
 /** The key that encrypts stored credentials: SECRET_KEY when set, else a key generated once under DATA_DIR. */
-export async function loadSecretKey({ secretKey, dataDir, logger }: SecretKeySource): Promise<Buffer> {
-  if (secretKey !== undefined) return keyFromSecret(secretKey);
+export async function loadSecretKey({ secretKey, dataDir, logger, passphraseSalt }: SecretKeySource): Promise<Buffer> {
+  if (secretKey !== undefined) return keyFromSecret(secretKey, passphraseSalt);
   const key = await keyFromFile(dataDir);
   logger.warn(
     { path: join(dataDir, keyFileName) },

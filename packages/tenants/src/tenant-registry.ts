@@ -11,7 +11,9 @@ import {
   parseInput,
   setFieldNames,
   type TenantInput,
+  type TenantPatch,
   tenantInputSchema,
+  tenantPatchSchema,
   type WorkspaceInput,
   type WorkspacePatch,
   workspaceInputSchema,
@@ -29,18 +31,23 @@ export interface TenantRecord {
   id: string;
   name: string;
   createdAt: string;
+  /** Whether the tenant's own admins may issue more admin tokens (the operator's choice; default false). */
+  adminsMayIssueTokens: boolean;
 }
 
 interface TenantRow {
   id: string;
   name: string;
   created_at: Date | string;
+  admins_issue_tokens: boolean;
 }
 
+const tenantColumns = "id, name, created_at, admins_issue_tokens";
 const toTenantRecord = (row: TenantRow): TenantRecord => ({
   id: row.id,
   name: row.name,
   createdAt: timestamp(row.created_at),
+  adminsMayIssueTokens: row.admins_issue_tokens,
 });
 
 export interface TenantRegistryDeps {
@@ -67,7 +74,7 @@ export class TenantRegistry {
     const id = newTenantId();
     return this.deps.sql.transaction(async (tx) => {
       const [row] = await tx.query<TenantRow>(
-        "insert into tenants (id, name) values ($1, $2) returning id, name, created_at",
+        `insert into tenants (id, name) values ($1, $2) returning ${tenantColumns}`,
         [id, name],
       );
       await this.deps.audit.record(tx, {
@@ -84,7 +91,7 @@ export class TenantRegistry {
   /** Every tenant for the operator; a tenant admin sees its own. */
   async listTenants(by: Principal): Promise<TenantRecord[]> {
     const rows = await this.deps.sql.query<TenantRow>(
-      "select id, name, created_at from tenants where $1::text is null or id = $1 order by created_at, id",
+      `select ${tenantColumns} from tenants where $1::text is null or id = $1 order by created_at, id`,
       [by.role === "tenant" ? by.tenantId : null],
     );
     return rows.map(toTenantRecord);
@@ -92,10 +99,41 @@ export class TenantRegistry {
 
   async getTenant(by: Principal, tenantId: string): Promise<TenantRecord | undefined> {
     assertTenantAccess(by, tenantId);
-    const [row] = await this.deps.sql.query<TenantRow>("select id, name, created_at from tenants where id = $1", [
+    const [row] = await this.deps.sql.query<TenantRow>(`select ${tenantColumns} from tenants where id = $1`, [
       tenantId,
     ]);
     return row && toTenantRecord(row);
+  }
+
+  /** The operator renames a tenant or decides whether its admins may issue tokens. Undefined: no such tenant. */
+  async updateTenant(by: Principal, tenantId: string, patch: TenantPatch): Promise<TenantRecord | undefined> {
+    assertOperator(by);
+    const change = parseInput(tenantPatchSchema, patch);
+    return this.deps.sql.transaction(async (tx) => {
+      const [current] = await tx.query<TenantRow>(`select ${tenantColumns} from tenants where id = $1 for update`, [
+        tenantId,
+      ]);
+      if (!current) return undefined;
+      const name = change.name ?? current.name;
+      const adminsIssueTokens = change.adminsMayIssueTokens ?? current.admins_issue_tokens;
+      const fields = [
+        ...(name === current.name ? [] : ["name"]),
+        ...(adminsIssueTokens === current.admins_issue_tokens ? [] : ["adminsMayIssueTokens"]),
+      ];
+      if (fields.length === 0) return toTenantRecord(current);
+      const [row] = await tx.query<TenantRow>(
+        `update tenants set name = $2, admins_issue_tokens = $3 where id = $1 returning ${tenantColumns}`,
+        [tenantId, name, adminsIssueTokens],
+      );
+      await this.deps.audit.record(tx, {
+        tenantId,
+        actor: by,
+        action: "tenant.update",
+        target: tenantId,
+        detail: { fields },
+      });
+      return toTenantRecord(row as TenantRow);
+    });
   }
 
   /** Throws UnknownTenantError when the tenant does not exist. */
@@ -237,14 +275,23 @@ export class TenantRegistry {
     return deleted;
   }
 
-  /** Newest first. A tenant admin reads its own tenant's entries; the operator any tenant's, or all. */
-  async listAudit(by: Principal, options: { tenantId?: string; limit?: number } = {}): Promise<AuditEntry[]> {
+  /**
+   * Newest first, `limit` entries after the entry `before` (its id) if given. A tenant admin reads its own tenant's
+   * entries; the operator any tenant's, or all.
+   */
+  async listAudit(
+    by: Principal,
+    options: { tenantId?: string; limit?: number; before?: string } = {},
+  ): Promise<AuditEntry[]> {
     const limit = options.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > maxAuditLimit) {
       throw new InvalidInputError([`limit: must be an integer from 1 to ${maxAuditLimit}`]);
     }
+    if (options.before !== undefined && !/^[1-9]\d{0,17}$/.test(options.before)) {
+      throw new InvalidInputError(["before: must be an audit entry id"]);
+    }
     if (options.tenantId !== undefined) assertTenantAccess(by, options.tenantId);
     const tenantId = by.role === "tenant" ? by.tenantId : options.tenantId;
-    return this.deps.audit.list(tenantId, limit);
+    return this.deps.audit.list(tenantId, limit, options.before);
   }
 }

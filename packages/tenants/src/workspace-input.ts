@@ -1,15 +1,22 @@
-import { platforms, type WorkspaceSettingsInput, workspaceSettingsSchema } from "@resident/core";
+import {
+  credentialFields,
+  plainText,
+  platforms,
+  type WorkspaceSettingsInput,
+  workspaceSettingsSchema,
+} from "@resident/core";
 import { type ZodType, z } from "zod";
 import { InvalidInputError } from "./errors.ts";
 
-const name = z.string().trim().min(1).max(200);
+const name = plainText().trim().min(1).max(200);
 /** Shape only: the server checks credentials against the platform adapter's schema before they reach us. */
-const credentials = z
-  .record(z.string(), z.unknown())
-  .refine((fields) => Object.keys(fields).length > 0, "must have at least one field");
-const identity = z.record(z.string(), z.string());
+const credentials = credentialFields.refine((fields) => Object.keys(fields).length > 0, "must have at least one field");
+const identity = z.record(z.string(), plainText());
 
 export const tenantInputSchema = z.object({ name }).strict();
+export const tenantPatchSchema = z
+  .object({ name: name.optional(), adminsMayIssueTokens: z.boolean().optional() })
+  .strict();
 
 export const workspaceInputSchema = z
   .object({
@@ -32,6 +39,7 @@ export const workspacePatchSchema = z
   .strict();
 
 export type TenantInput = z.input<typeof tenantInputSchema>;
+export type TenantPatch = z.input<typeof tenantPatchSchema>;
 export type WorkspaceInput = z.input<typeof workspaceInputSchema>;
 export type WorkspacePatch = z.input<typeof workspacePatchSchema>;
 

@@ -52,6 +52,7 @@ describe.each(backends)("$name: the caching directory", (backend) => {
     );
   };
 
+  const unused = () => Promise.reject(new Error("a raw key needs no salt"));
   beforeAll(async () => {
     location = await backend.fresh();
     sql = await openDatabase({ ...location, logger });
@@ -62,7 +63,9 @@ describe.each(backends)("$name: the caching directory", (backend) => {
       changeFeed,
       defaultFailModes: { slack: "open" },
     });
-    cipher = new CredentialCipher(await loadSecretKey({ secretKey, dataDir: location.dataDir, logger }));
+    cipher = new CredentialCipher(
+      await loadSecretKey({ secretKey, dataDir: location.dataDir, logger, passphraseSalt: unused }),
+    );
     tenantId = (await tenants.registry.createTenant(operator, { name: "Acme" })).id;
   });
 

@@ -23,9 +23,10 @@ afterEach(async () => {
 });
 
 describe("the secret key", () => {
-  const load = async (secretKey?: string, dataDir?: string) => {
+  const load = async (secretKey?: string, dataDir?: string, salt = "salt-of-this-database") => {
     const { logger, lines } = captureLogger();
-    const key = await loadSecretKey({ secretKey, dataDir: dataDir ?? (await tempDir()), logger });
+    const passphraseSalt = async () => salt;
+    const key = await loadSecretKey({ secretKey, dataDir: dataDir ?? (await tempDir()), logger, passphraseSalt });
     return { key, lines };
   };
 
@@ -38,12 +39,18 @@ describe("the secret key", () => {
     }
   });
 
-  it("derives a key from a passphrase, the same one every time", async () => {
+  it("derives a key from a passphrase and its salt, the same one every time", async () => {
     const passphrase = "correct horse battery staple";
-    const [one, two, other] = await Promise.all([load(passphrase), load(passphrase), load(`${passphrase}!`)]);
+    const [one, two, other, salted] = await Promise.all([
+      load(passphrase),
+      load(passphrase),
+      load(`${passphrase}!`),
+      load(passphrase, undefined, "another database's salt"),
+    ]);
     expect(one.key).toHaveLength(32);
     expect(one.key.equals(two.key)).toBe(true);
     expect(one.key.equals(other.key)).toBe(false);
+    expect(one.key.equals(salted.key)).toBe(false);
   });
 
   it("refuses a short passphrase without repeating it", async () => {

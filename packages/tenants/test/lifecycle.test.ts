@@ -1,12 +1,26 @@
+import { scryptSync } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { MemoryChangeFeed } from "@resident/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, openTenants, WrongSecretKeyError } from "../src/index.ts";
+import { CredentialCipher, openDatabase, openTenants, type Tenants, WrongSecretKeyError } from "../src/index.ts";
 import { backends, captureLogger, type Location, newSecretKey, slackCredentials } from "./helpers.ts";
 
 const migrationCount = (await readdir(new URL("../migrations/", import.meta.url))).filter((f) =>
   f.endsWith(".sql"),
 ).length;
+
+/** Stores a Slack workspace through `tenants`, then closes them: what a later start must still open. */
+async function storeWorkspace(tenants: Tenants) {
+  const credentials = slackCredentials();
+  const tenant = await tenants.registry.createTenant({ role: "operator" }, { name: "Acme" });
+  const workspace = await tenants.registry.createWorkspace({ role: "operator" }, tenant.id, {
+    platform: "slack",
+    name: "acme",
+    credentials,
+  });
+  await tenants.close();
+  return { credentials, workspace };
+}
 
 describe.each(backends)("$name: starting up", (backend) => {
   let location: Location;
@@ -57,15 +71,7 @@ describe.each(backends)("$name: starting up", (backend) => {
   }, 120_000);
 
   it("refuses a different SECRET_KEY with a named error, and opens again with the right one", async () => {
-    const credentials = slackCredentials();
-    const first = await open();
-    const tenant = await first.registry.createTenant({ role: "operator" }, { name: "Acme" });
-    const workspace = await first.registry.createWorkspace({ role: "operator" }, tenant.id, {
-      platform: "slack",
-      name: "acme",
-      credentials,
-    });
-    await first.close();
+    const { credentials, workspace } = await storeWorkspace(await open());
 
     const wrongKey = newSecretKey();
     const refused = open(wrongKey);
@@ -76,5 +82,57 @@ describe.each(backends)("$name: starting up", (backend) => {
     const reopened = await open();
     expect((await reopened.directory.workspace(workspace.id))?.credentials).toEqual(credentials);
     await reopened.close();
+  });
+});
+
+describe.each(backends)("$name: a passphrase SECRET_KEY", (backend) => {
+  const passphrase = "a passphrase shared by every instance";
+  const { logger } = captureLogger();
+  const open = (location: Location) =>
+    openTenants({ ...location, secretKey: passphrase, logger, changeFeed: new MemoryChangeFeed() });
+  const storedSalt = async (location: Location) => {
+    const sql = await openDatabase({ ...location, logger });
+    const [row] = await sql.query<{ salt: string }>("select salt from secret_key_salt");
+    await sql.close();
+    return row?.salt;
+  };
+
+  it("is derived with a random salt stored beside the data, which every later start uses", async () => {
+    const location = await backend.fresh();
+    try {
+      const { credentials, workspace } = await storeWorkspace(await open(location));
+      const salt = await storedSalt(location);
+      expect(salt).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+      const second = await open(location);
+      expect((await second.directory.workspace(workspace.id))?.credentials).toEqual(credentials);
+      await second.close();
+      expect(await storedSalt(location)).toBe(salt);
+    } finally {
+      await location.dispose();
+    }
+  });
+
+  it("keeps opening a database sealed before salts were stored, with the fixed salt it was sealed with", async () => {
+    const location = await backend.fresh();
+    try {
+      // A database as the previous version left it: migrated, its check value sealed with the fixed-salt key.
+      const legacySalt = "resident/credentials/v1";
+      const legacyKey = scryptSync(passphrase, legacySalt, 32);
+      const first = await open(location);
+      await first.close();
+      const sql = await openDatabase({ ...location, logger });
+      await sql.query("delete from secret_key_salt");
+      await sql.query("update secret_key_check set ciphertext = $1", [
+        new CredentialCipher(legacyKey).seal("resident", "secret-key-check"),
+      ]);
+      await sql.close();
+
+      const upgraded = await open(location);
+      await upgraded.close();
+      expect(await storedSalt(location)).toBe(legacySalt);
+    } finally {
+      await location.dispose();
+    }
   });
 });

@@ -64,6 +64,7 @@ describe.each(backends)("$name: the registry", (backend) => {
         id: expect.stringMatching(/^tn_[A-Za-z0-9_-]{22}$/),
         name: "Acme",
         createdAt: expect.any(String),
+        adminsMayIssueTokens: false,
       });
       expect(await tenants.registry.getTenant(operator, acme.id)).toEqual(acme);
       expect((await tenants.registry.listTenants(operator)).map((t) => t.id)).toEqual(
@@ -272,6 +273,82 @@ describe.each(backends)("$name: the registry", (backend) => {
       }
     });
 
+    it("names a token, lists the tenant's tokens without their secrets, expires and revokes them", async () => {
+      const tenant = await newTenant();
+      const kept = await tenants.tokens.issue(operator, tenant.id, { name: "Kept" });
+      const expiring = await tenants.tokens.issue(operator, tenant.id, {
+        name: "Brief",
+        expiresAt: new Date(Date.now() + 1_500).toISOString(),
+      });
+      const revoked = await tenants.tokens.issue(operator, tenant.id);
+      secrets.push(kept.token, expiring.token, revoked.token);
+      expect(kept).toMatchObject({ name: "Kept", start: kept.token.slice(0, 12), expiresAt: null, lastUsedAt: null });
+      expect(revoked.name).toBe("admin token");
+      const admin = (await tenants.tokens.authenticate(kept.token)) as Principal;
+
+      const listed = await tenants.tokens.list(admin, tenant.id);
+      expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(["Kept", "Brief", "admin token"]));
+      expect(listed.find((t) => t.tokenId === kept.tokenId)?.lastUsedAt).toEqual(expect.any(String));
+      for (const { token } of [kept, expiring, revoked]) expect(JSON.stringify(listed)).not.toContain(token);
+
+      expect(await tenants.tokens.revoke(admin, tenant.id, revoked.tokenId)).toBe(true);
+      expect(await tenants.tokens.revoke(admin, tenant.id, revoked.tokenId)).toBe(false);
+      expect(await tenants.tokens.authenticate(revoked.token)).toBeUndefined();
+      expect(await tenants.tokens.authenticate(expiring.token)).toMatchObject({ tokenId: expiring.tokenId });
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      expect(await tenants.tokens.authenticate(expiring.token)).toBeUndefined();
+      expect(await tenants.tokens.authenticate(kept.token)).toMatchObject({ tokenId: kept.tokenId });
+
+      const audit = await tenants.registry.listAudit(operator, { tenantId: tenant.id });
+      expect(audit.filter((e) => e.action === "token.revoke").map((e) => [e.actor, e.target])).toEqual([
+        [kept.tokenId, revoked.tokenId],
+      ]);
+      expect(audit.filter((e) => e.action === "token.issue")).toHaveLength(3);
+      for (const bad of [{ name: "nul\u0000byte" }, { expiresAt: "2001-01-01T00:00:00Z" }, { name: "" }]) {
+        await expect(tenants.tokens.issue(operator, tenant.id, bad)).rejects.toBeInstanceOf(InvalidInputError);
+      }
+    });
+
+    it("lets a tenant's admins issue tokens only while the operator allows it", async () => {
+      const tenant = await newTenant();
+      const issued = await tenants.tokens.issue(operator, tenant.id);
+      secrets.push(issued.token);
+      const admin = (await tenants.tokens.authenticate(issued.token)) as Principal;
+      await expect(tenants.tokens.issue(admin, tenant.id)).rejects.toBeInstanceOf(AccessDeniedError);
+      await expect(
+        tenants.registry.updateTenant(admin, tenant.id, { adminsMayIssueTokens: true }),
+      ).rejects.toBeInstanceOf(AccessDeniedError);
+
+      const allowed = await tenants.registry.updateTenant(operator, tenant.id, { adminsMayIssueTokens: true });
+      expect(allowed?.adminsMayIssueTokens).toBe(true);
+      const minted = await tenants.tokens.issue(admin, tenant.id, { name: "by the admin" });
+      secrets.push(minted.token);
+      expect(await tenants.tokens.authenticate(minted.token)).toMatchObject({ tenantId: tenant.id });
+
+      await tenants.registry.updateTenant(operator, tenant.id, { adminsMayIssueTokens: false });
+      await expect(tenants.tokens.issue(admin, tenant.id)).rejects.toBeInstanceOf(AccessDeniedError);
+      const audit = await tenants.registry.listAudit(operator, { tenantId: tenant.id });
+      expect(audit.filter((e) => e.action === "tenant.update")).toHaveLength(2);
+    });
+
+    it("stores a chosen ADMIN_TOKEN with scrypt and a random salt, and accepts it", async () => {
+      const chosen = secretValue("chosen-operator");
+      secrets.push(chosen);
+      await tenants.tokens.ensureOperatorToken(chosen);
+      const [first] = await sql.query<{ token_hash: string }>("select token_hash from operator_token");
+      expect(first?.token_hash).toMatch(/^scrypt\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+      expect(await tenants.tokens.authenticate(chosen)).toEqual({ role: "operator" });
+      expect(await tenants.tokens.authenticate(`${chosen}x`)).toBeUndefined();
+      // Starting again with the same token changes nothing; the same token elsewhere gets another salt.
+      await tenants.tokens.ensureOperatorToken(chosen);
+      const [again] = await sql.query<{ token_hash: string }>("select token_hash from operator_token");
+      expect(again?.token_hash).toBe(first?.token_hash);
+      await sql.query("delete from operator_token");
+      await tenants.tokens.ensureOperatorToken(chosen);
+      const [elsewhere] = await sql.query<{ token_hash: string }>("select token_hash from operator_token");
+      expect(elsewhere?.token_hash).not.toBe(first?.token_hash);
+    });
+
     it("takes ADMIN_TOKEN as the operator token, replacing an older one", async () => {
       const first = secretValue("admin-token-one");
       const second = secretValue("admin-token-two");
@@ -319,11 +396,34 @@ describe.each(backends)("$name: the registry", (backend) => {
           target: workspace.id,
           detail: { platform: "slack", fields: ["name", "credentials.signingSecret", "credentials.botToken"] },
         },
-        { actor: "operator", action: "token.issue", target: issued.tokenId, detail: {} },
+        { actor: "operator", action: "token.issue", target: issued.tokenId, detail: { fields: ["name"] } },
         { actor: "operator", action: "tenant.create", target: tenant.id, detail: { fields: ["name"] } },
       ]);
       expect(await tenants.registry.listAudit(operator, { tenantId: tenant.id, limit: 2 })).toEqual(
         entries.slice(0, 2),
+      );
+    });
+
+    it("lists newest first by time and id as numbers, past id 10 and 200 entries, a page at a time", async () => {
+      const tenant = await newTenant("busy");
+      for (let i = 0; i < 250; i++) await tenants.registry.updateTenant(operator, tenant.id, { name: `busy ${i}` });
+      const ids: string[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const page = await tenants.registry.listAudit(operator, { tenantId: tenant.id, limit: 100, before });
+        if (page.length === 0) break;
+        ids.push(...page.map((entry) => entry.id));
+        before = page.at(-1)?.id;
+      }
+      expect(ids).toHaveLength(251);
+      const numbers = ids.map(Number);
+      expect(numbers).toEqual([...numbers].sort((a, b) => b - a));
+      // Ids of several lengths (e.g. 99 and 100): as text they would sort apart from their order.
+      expect(new Set(ids.map((id) => id.length)).size).toBeGreaterThan(1);
+      const newest = await tenants.registry.listAudit(operator, { tenantId: tenant.id, limit: 1 });
+      expect(newest[0]).toMatchObject({ action: "tenant.update", id: ids[0] });
+      await expect(tenants.registry.listAudit(operator, { before: "1 or 1=1" })).rejects.toBeInstanceOf(
+        InvalidInputError,
       );
     });
 

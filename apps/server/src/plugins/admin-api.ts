@@ -1,11 +1,12 @@
-import type { Platform, PlatformAdapter, StatsStore, TenantDirectory } from "@resident/core";
+import { type Platform, type PlatformAdapter, plainText, type StatsStore, type TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
-import type { AdminTokens, TenantRegistry } from "@resident/tenants";
+import type { AdminTokens, TenantPatch, TenantRegistry } from "@resident/tenants";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { answerAdminError } from "./admin/errors.ts";
 import { type TenantParams, tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
+import { tokenRoutes } from "./admin/token-routes.ts";
 import { workspaceRoutes } from "./admin/workspace-routes.ts";
 import { type FailedSignInLimit, useAdminAuth } from "./admin-auth.ts";
 import { useZodValidation } from "./zod-validation.ts";
@@ -18,11 +19,15 @@ export interface AdminApiOptions {
   directory: TenantDirectory;
   stats: StatsStore;
   publicUrl: string;
-  /** Default: 10 failures a minute per client address. */
+  /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
   /** The shared Redis, where failed sign-ins are counted cluster-wide. */
   redis?: RedisClient;
 }
+
+/** `…/audit?before=<id>&limit=<n>`: a page of entries older than the entry `before`; the registry checks the values. */
+const tenantPatch = z.object({ name: plainText().optional(), adminsMayIssueTokens: z.boolean().optional() });
+const auditQuery = z.object({ before: z.string().optional(), limit: z.coerce.number().optional() });
 
 /**
  * `/admin/api/*`: tenants, tenant admin tokens, workspaces and stats (DESIGN.md's contract), and what the admin
@@ -35,7 +40,7 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
   useZodValidation(app);
   await useAdminAuth(app, {
     tokens,
-    failedSignIns: options.failedSignIns ?? { max: 10, windowMs: 60_000 },
+    failedSignIns: options.failedSignIns ?? { max: 10, windowMs: 60_000, slowdownMs: 1_000 },
     redis: options.redis,
   });
   app.setErrorHandler(answerAdminError);
@@ -44,14 +49,20 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
     const { principal } = request;
     if (principal.role === "operator") return { role: "operator" };
     const tenant = await registry.getTenant(principal, principal.tenantId);
-    return { role: "tenant", tenantId: principal.tenantId, tenantName: tenant?.name };
+    return {
+      role: "tenant",
+      tenantId: principal.tenantId,
+      tenantName: tenant?.name,
+      tokenId: principal.tokenId,
+      mayIssueTokens: tenant?.adminsMayIssueTokens ?? false,
+    };
   });
 
   app.get("/platforms", async () =>
     [...adapters.values()].map(({ platform, defaultFailMode, guide }) => ({ platform, defaultFailMode, ...guide })),
   );
 
-  app.post("/tenants", { schema: { body: z.object({ name: z.string() }) } }, async (request, reply) => {
+  app.post("/tenants", { schema: { body: z.object({ name: plainText() }) } }, async (request, reply) => {
     const tenant = await registry.createTenant(request.principal, request.body as { name: string });
     return reply.code(201).send(tenant);
   });
@@ -73,17 +84,19 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
         return (await registry.getTenant(request.principal, tenantId)) ?? reply.code(404).send({ error: "not found" });
       });
 
-      tenant.post("/tokens", { schema: { params: tenantParams } }, async (request, reply) => {
+      tenant.patch("/", { schema: { params: tenantParams, body: tenantPatch } }, async (request, reply) => {
         const { tenantId } = request.params as TenantParams;
-        const issued = await tokens.issue(request.principal, tenantId);
-        return reply.code(201).send({ token: issued.token, tokenId: issued.tokenId, createdAt: issued.createdAt });
+        const updated = await registry.updateTenant(request.principal, tenantId, request.body as TenantPatch);
+        return updated ?? reply.code(404).send({ error: "not found" });
       });
 
-      tenant.get("/audit", { schema: { params: tenantParams } }, async (request) => {
+      tenant.get("/audit", { schema: { params: tenantParams, querystring: auditQuery } }, async (request) => {
         const { tenantId } = request.params as TenantParams;
-        return registry.listAudit(request.principal, { tenantId, limit: 200 });
+        const { before, limit } = request.query as z.infer<typeof auditQuery>;
+        return registry.listAudit(request.principal, { tenantId, before, limit });
       });
 
+      await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
       await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, adapters, directory, publicUrl });
       await tenant.register(statsRoutes, { registry, stats });
     },

@@ -22,22 +22,23 @@ export interface InProcessService {
 
 /**
  * One resident instance in this process, on a fresh PostgreSQL database, talking to a fake Slack and a fake
- * Anthropic on loopback, with its log captured. Everything else is the real service.
+ * Anthropic on loopback, with its log captured. Everything else is the real service. Several instances share one
+ * deployment when given the same DATABASE_URL, ADMIN_TOKEN, SECRET_KEY (and REDIS_URL) in `env`.
  */
 export async function startInProcessService(env: Record<string, string> = {}): Promise<InProcessService> {
   const [slack, llm, database] = await Promise.all([
     new FakeSlack().start(),
     new FakeAnthropic().start(),
-    createDatabase(),
+    env.DATABASE_URL ? undefined : createDatabase(),
   ]);
-  const adminToken = `operator-${randomBytes(16).toString("hex")}`;
-  const secretKey = randomBytes(32).toString("base64");
+  const adminToken = env.ADMIN_TOKEN ?? `operator-${randomBytes(16).toString("hex")}`;
+  const secretKey = env.SECRET_KEY ?? randomBytes(32).toString("base64");
   const apiKey = `sk-ant-test-${randomBytes(12).toString("hex")}`;
   const config = loadConfig({
     HOST: "127.0.0.1",
     PORT: "0",
     PUBLIC_URL: "https://resident.example",
-    DATABASE_URL: database.url,
+    DATABASE_URL: database?.url ?? "",
     ADMIN_TOKEN: adminToken,
     SECRET_KEY: secretKey,
     ANTHROPIC_API_KEY: apiKey,
@@ -61,7 +62,7 @@ export async function startInProcessService(env: Record<string, string> = {}): P
     async close() {
       await service.close();
       await Promise.all([slack.close(), llm.close()]);
-      await database.drop();
+      await database?.drop();
     },
   };
 }

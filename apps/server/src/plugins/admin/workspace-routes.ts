@@ -1,6 +1,8 @@
 import {
+  credentialFields,
   type Platform,
   type PlatformAdapter,
+  plainText,
   platforms,
   type TenantDirectory,
   workspaceSettingsSchema,
@@ -20,17 +22,16 @@ export interface WorkspaceRoutesOptions {
   publicUrl: string;
 }
 
-const credentials = z.record(z.string(), z.unknown());
 const createBody = z.object({
   platform: z.enum(platforms),
-  name: z.string(),
-  credentials,
+  name: plainText(),
+  credentials: credentialFields,
   settings: workspaceSettingsSchema.optional(),
 });
 const patchBody = z
   .object({
-    name: z.string().optional(),
-    credentials: credentials.optional(),
+    name: plainText().optional(),
+    credentials: credentialFields.optional(),
     settings: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
