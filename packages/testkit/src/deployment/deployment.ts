@@ -134,6 +134,8 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       DATABASE_URL: database.url,
       SECRET_KEY: randomBytes(32).toString("base64"),
       ADMIN_TOKEN: adminToken,
+      // nginx on loopback, as docker-compose.yml trusts its nginx.
+      TRUSTED_PROXIES: "127.0.0.1",
       ANTHROPIC_BASE_URL: llm.url,
       LOG_LEVEL: options.logLevel ?? "warn",
       ...(slack ? { SLACK_API_URL: slack.apiUrl } : {}),
