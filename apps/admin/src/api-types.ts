@@ -8,13 +8,33 @@ import type {
   StatRange,
   WorkspaceSettingsInput,
 } from "@resident/core";
-import type { AuditEntry, TenantRecord, WorkspaceRecord } from "@resident/tenants";
+import type {
+  AuditEntry,
+  IssuedToken,
+  TenantPatch,
+  TenantRecord,
+  TokenInput,
+  TokenRecord,
+  WorkspaceRecord,
+} from "@resident/tenants";
 
 /** The admin API's answers, as apps/server/src/plugins/admin-api.ts sends them. */
 
-export type { AuditEntry, FailMode, Platform, StatCounts, StatRange };
+export type {
+  AuditEntry,
+  FailMode,
+  IssuedToken,
+  Platform,
+  StatCounts,
+  StatRange,
+  TenantPatch,
+  TokenInput,
+  TokenRecord,
+};
 
-export type Me = { role: "operator" } | { role: "tenant"; tenantId: string; tenantName: string };
+export type Me =
+  | { role: "operator" }
+  | { role: "tenant"; tenantId: string; tenantName: string; tokenId: string; mayIssueTokens: boolean };
 
 export interface PlatformView extends PlatformGuide {
   platform: Platform;
@@ -22,12 +42,6 @@ export interface PlatformView extends PlatformGuide {
 }
 
 export type Tenant = TenantRecord;
-
-export interface IssuedToken {
-  token: string;
-  tokenId: string;
-  createdAt: string;
-}
 
 /** The registry's record (credential field names only, never values) and where the platform should deliver. */
 export interface Workspace extends WorkspaceRecord {

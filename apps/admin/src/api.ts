@@ -7,7 +7,10 @@ import type {
   Series,
   StatRange,
   Tenant,
+  TenantPatch,
   TenantStats,
+  TokenInput,
+  TokenRecord,
   Workspace,
   WorkspaceInput,
 } from "./api-types.ts";
@@ -34,7 +37,12 @@ export class AdminApi {
   tenants = () => this.call<Tenant[]>("GET", "/tenants");
   tenant = (tenantId: string) => this.call<Tenant>("GET", `/tenants/${tenantId}`);
   createTenant = (name: string) => this.call<Tenant>("POST", "/tenants", { name });
-  issueToken = (tenantId: string) => this.call<IssuedToken>("POST", `/tenants/${tenantId}/tokens`);
+  updateTenant = (tenantId: string, patch: TenantPatch) => this.call<Tenant>("PATCH", `/tenants/${tenantId}`, patch);
+  issueToken = (tenantId: string, input?: TokenInput) =>
+    this.call<IssuedToken>("POST", `/tenants/${tenantId}/tokens`, input);
+  tokens = (tenantId: string) => this.call<TokenRecord[]>("GET", `/tenants/${tenantId}/tokens`);
+  revokeToken = (tenantId: string, tokenId: string) =>
+    this.call<void>("DELETE", `/tenants/${tenantId}/tokens/${tokenId}`);
   workspaces = (tenantId: string) => this.call<Workspace[]>("GET", `/tenants/${tenantId}/workspaces`);
   workspace = (tenantId: string, id: string) => this.call<Workspace>("GET", `/tenants/${tenantId}/workspaces/${id}`);
   createWorkspace = (tenantId: string, input: WorkspaceInput) =>

@@ -26,6 +26,7 @@ export const paths = {
   workspace: (tenantId: string, id: string) => `${base}/tenants/${tenantId}/workspaces/${id}`,
   editWorkspace: (tenantId: string, id: string) => `${base}/tenants/${tenantId}/workspaces/${id}/edit`,
   audit: (tenantId: string) => `${base}/tenants/${tenantId}/audit`,
+  tokens: (tenantId: string) => `${base}/tenants/${tenantId}/tokens`,
 };
 
 export function platformOf(context: Context, platform: string): PlatformView | undefined {

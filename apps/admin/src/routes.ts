@@ -1,6 +1,7 @@
 import type { Context, Page } from "./context.ts";
 import { auditPage } from "./views/audit-page.ts";
 import { tenantsPage } from "./views/tenants-page.ts";
+import { tokensPage } from "./views/tokens-page.ts";
 import { workspaceFormPage } from "./views/workspace-form-page.ts";
 import { workspacePage } from "./views/workspace-page.ts";
 import { workspacesPage } from "./views/workspaces-page.ts";
@@ -12,6 +13,7 @@ const routes: [RegExp, View][] = [
   [/^\/admin\/tenants\/?$/, tenantsPage],
   [new RegExp(`^/admin/tenants/${id}/?$`), workspacesPage],
   [new RegExp(`^/admin/tenants/${id}/audit/?$`), auditPage],
+  [new RegExp(`^/admin/tenants/${id}/tokens/?$`), tokensPage],
   [new RegExp(`^/admin/tenants/${id}/workspaces/new/${id}/?$`), (c, t, p) => workspaceFormPage(c, t, { platform: p })],
   [new RegExp(`^/admin/tenants/${id}/workspaces/${id}/edit/?$`), (c, t, w) => workspaceFormPage(c, t, { id: w })],
   [new RegExp(`^/admin/tenants/${id}/workspaces/${id}/?$`), workspacePage],

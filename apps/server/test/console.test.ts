@@ -270,6 +270,51 @@ describe("the admin console in a browser", () => {
     expect((await deliver(webhookUrl, late)).status).toBe(404);
   });
 
+  it("lists, names and revokes tokens on the Tokens page, and never shows a token again after its first display", async () => {
+    await nav().getByRole("link", { name: "Tokens" }).click();
+    await page.getByRole("heading", { name: `Admin tokens of ${tenantName}`, level: 1 }).waitFor();
+    await page.getByRole("row", { name: /admin token \(this session\)/ }).waitFor();
+    await page.getByText("Ask the operator for another token").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+
+    await page.getByLabel("Admin token").fill(s.operator.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("link", { name: `Tokens of ${tenantName}` }).click();
+    await page.getByRole("heading", { name: `Admin tokens of ${tenantName}`, level: 1 }).waitFor();
+    const responsesBefore = (await browser.received()).length;
+    await page.getByLabel("Token name").fill("Deploy bot");
+    await page.getByRole("button", { name: "Issue token" }).click();
+    const shown = page.getByLabel("Tenant admin token");
+    await shown.waitFor();
+    const deployToken = await shown.inputValue();
+    expect(deployToken).toMatch(/^rsd_/);
+    const row = page.getByRole("row", { name: /Deploy bot/ });
+    await row.getByText(`${deployToken.slice(0, 12)}…`).waitFor();
+    await snapshot("17-token-issued");
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await page.content()).not.toContain(deployToken);
+    expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(200);
+
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(deployToken);
+    await snapshot("18-tokens");
+    await row.getByRole("button", { name: "Revoke Deploy bot" }).click();
+    await page.getByRole("alert").getByText("signed out at once").waitFor();
+    await page.getByRole("button", { name: "Revoke Deploy bot", exact: true }).last().click();
+    await page.getByRole("row", { name: /Deploy bot/ }).waitFor({ state: "detached" });
+    expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(401);
+    await snapshot("19-token-revoked");
+
+    const after = (await browser.received()).slice(responsesBefore);
+    const showing = after.filter((response) => response.body.includes(deployToken));
+    expect(showing.map((response) => `${response.status} ${new URL(response.url).pathname}`)).toEqual([
+      `201 /admin/api/tenants/${tenantId}/tokens`,
+    ]);
+    const audit = await s.operator.expect<{ action: string }[]>(200, "GET", `/tenants/${tenantId}/audit`);
+    expect(audit.slice(0, 2).map((entry) => entry.action)).toEqual(["token.revoke", "token.issue"]);
+  });
+
   it("never let a credential reach the browser, showed the token once, fetched nothing from outside, broke no CSP", async () => {
     const credentials = [signingSecret, bot.token, other.signingSecret, other.bot.token, ...s.secrets];
     const received = await browser.received();

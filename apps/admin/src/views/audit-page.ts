@@ -6,7 +6,9 @@ import { tenantName } from "./tenant-name.ts";
 
 const actions: Record<string, string> = {
   "tenant.create": "created the tenant",
+  "tenant.update": "changed the tenant",
   "token.issue": "issued an admin token",
+  "token.revoke": "revoked an admin token",
   "workspace.create": "connected a workspace",
   "workspace.update": "changed a workspace",
   "workspace.delete": "deleted a workspace",

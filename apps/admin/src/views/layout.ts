@@ -7,7 +7,11 @@ export function layout(context: Context, signOut: () => void, page: HTMLElement)
   const links =
     me.role === "operator"
       ? [link(paths.tenants(), "Tenants")]
-      : [link(paths.tenant(me.tenantId), "Workspaces"), link(paths.audit(me.tenantId), "Audit log")];
+      : [
+          link(paths.tenant(me.tenantId), "Workspaces"),
+          link(paths.tokens(me.tenantId), "Tokens"),
+          link(paths.audit(me.tenantId), "Audit log"),
+        ];
   return h(
     "div",
     { class: "shell" },

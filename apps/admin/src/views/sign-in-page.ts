@@ -59,6 +59,8 @@ export function signInPage({ signIn, notice }: SignInOptions): Page {
 function signInFailure(error: unknown): string {
   if (!(error instanceof ApiError)) return "The console could not reach resident. Try again.";
   if (error.status === 401) return "That token is not valid.";
-  if (error.status === 429) return `Too many failed sign-ins. Try again in ${error.retryAfterSeconds ?? 60} seconds.`;
+  if (error.status === 429) {
+    return `That token is not valid, and there have been too many failed sign-ins: every attempt from here is slowed down for the next ${error.retryAfterSeconds ?? 60} seconds. A valid token still signs in.`;
+  }
   return error.message;
 }

@@ -1,7 +1,9 @@
 import { ApiError } from "../api.ts";
 import type { Tenant } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
-import { copyField } from "../components/copy-field.ts";
+import { cardForm } from "../components/card-form.ts";
+import { dataTable } from "../components/data-table.ts";
+import { showIssuedToken } from "../components/issued-token.ts";
 import { type Context, type Page, paths } from "../context.ts";
 import { fill, h } from "../dom.ts";
 import { formatTime } from "../format.ts";
@@ -20,17 +22,7 @@ export async function tenantsPage(context: Context): Promise<Page> {
       list,
       tenants.length === 0
         ? h("p", {}, "No tenants yet.")
-        : h(
-            "table",
-            {},
-            h("caption", {}, "Tenants"),
-            h(
-              "thead",
-              {},
-              h("tr", {}, ...["Name", "ID", "Created", "Admin token"].map((label) => h("th", { scope: "col" }, label))),
-            ),
-            h("tbody", {}, ...tenants.map(tenantRow)),
-          ),
+        : dataTable("Tenants", ["Name", "ID", "Created", "Admin tokens"], tenants.map(tenantRow)),
     );
 
   const tenantRow = (tenant: Tenant) =>
@@ -49,6 +41,13 @@ export async function tenantsPage(context: Context): Promise<Page> {
           `Issue admin token`,
           h("span", { class: "visually-hidden" }, ` for ${tenant.name}`),
         ),
+        " ",
+        h(
+          "a",
+          { href: paths.tokens(tenant.id), "data-link": true },
+          "Tokens",
+          h("span", { class: "visually-hidden" }, ` of ${tenant.name}`),
+        ),
       ),
     );
 
@@ -56,42 +55,24 @@ export async function tenantsPage(context: Context): Promise<Page> {
     problem.clear();
     try {
       const { token } = await api.issueToken(tenant.id);
-      const done = h("button", { type: "button", class: "secondary", onclick: () => fill(issued) }, "Done");
-      fill(
+      showIssuedToken(
         issued,
-        h(
-          "section",
-          { class: "card notice", "aria-labelledby": "issued-title" },
-          h("h2", { id: "issued-title" }, `Admin token for ${tenant.name}`),
-          copyField("Tenant admin token", token, {
-            name: "issued-token",
-            help: "Shown once, now: resident keeps only a hash of it. Copy it and hand it to the tenant's admin.",
-          }),
-          h("div", { class: "actions" }, done),
-        ),
+        `Admin token for ${tenant.name}`,
+        token,
+        "Shown once, now: resident keeps only a hash of it. Copy it and hand it to the tenant's admin.",
       );
-      done.focus();
     } catch (error) {
       problem.show(error instanceof ApiError ? error.message : String(error));
     }
   };
 
   const name = h("input", { id: "tenant-name", name: "name", required: true, maxlength: 200, autocomplete: "off" });
-  const create = h(
-    "form",
-    {
-      class: "card",
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        problem.clear();
-        try {
-          await api.createTenant(name.value.trim());
-          name.value = "";
-          showTenants(await api.tenants());
-        } catch (error) {
-          problem.show(error instanceof ApiError ? error.message : String(error), (error as ApiError).issues);
-        }
-      },
+  const create = cardForm(
+    problem,
+    async () => {
+      await api.createTenant(name.value.trim());
+      name.value = "";
+      showTenants(await api.tenants());
     },
     h("h2", {}, "Create a tenant"),
     h("label", { for: "tenant-name" }, "Name"),

@@ -1,0 +1,29 @@
+import { ApiError } from "../api.ts";
+import { h } from "../dom.ts";
+import type { alertBox } from "./alert-box.ts";
+
+type Child = Parameters<typeof h>[2];
+
+/** A form in a card whose submission runs `submit`; what the API refuses is shown in `problem`, with its issues. */
+export function cardForm(
+  problem: ReturnType<typeof alertBox>,
+  submit: () => Promise<void>,
+  ...children: Child[]
+): HTMLFormElement {
+  return h(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        problem.clear();
+        try {
+          await submit();
+        } catch (error) {
+          problem.show(error instanceof ApiError ? error.message : String(error), (error as ApiError).issues);
+        }
+      },
+    },
+    ...children,
+  );
+}

@@ -1,0 +1,21 @@
+import { fill, h } from "../dom.ts";
+import { copyField } from "./copy-field.ts";
+
+/**
+ * A token just issued, shown this once inside `place`: copyable, and gone from the page when the admin says Done —
+ * resident keeps only its hash, so nothing can ever show it again.
+ */
+export function showIssuedToken(place: HTMLElement, title: string, token: string, help: string): void {
+  const done = h("button", { type: "button", class: "secondary", onclick: () => fill(place) }, "Done");
+  fill(
+    place,
+    h(
+      "section",
+      { class: "card notice", "aria-labelledby": "issued-title" },
+      h("h2", { id: "issued-title" }, title),
+      copyField("Tenant admin token", token, { name: "issued-token", help }),
+      h("div", { class: "actions" }, done),
+    ),
+  );
+  done.focus();
+}
