@@ -72,9 +72,11 @@ describe.each(Object.entries(deployments))("the %s Deployment", (role, deploymen
   it(`runs ROLE=${role}, ready on /readyz, alive on /healthz, its pods picked by its own selector`, () => {
     expect(pod.containers).toHaveLength(1);
     expect(container.env).toContainEqual({ name: "ROLE", value: role });
-    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" });
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "internal" });
     expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(container.ports).toContainEqual({ name: "http", containerPort: 3000 });
+    const config = find("ConfigMap", "resident-config").data as Record<string, string>;
+    expect(container.ports).toContainEqual({ name: "internal", containerPort: Number(config.METRICS_PORT) });
     expect(matches(deployment.spec.selector.matchLabels, podLabels(deployment))).toBe(true);
     const other = role === "web" ? deployments.worker : deployments.web;
     expect(matches(deployment.spec.selector.matchLabels, podLabels(other))).toBe(false);
