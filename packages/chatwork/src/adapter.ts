@@ -12,7 +12,7 @@ import type {
 } from "@resident/core";
 import { InvalidCredentialsError, OutcomeUnknownError, SendRejectedError, VerificationError } from "@resident/core";
 import { z } from "zod";
-import { ChatworkApi, errorText } from "./chatwork-api.ts";
+import { ChatworkApi, errorText } from "./api.ts";
 import { type ChatworkCredentials, chatworkCredentialsSchema } from "./credentials.ts";
 import { chatworkDefaultFailMode } from "./fail-mode.ts";
 import { chatworkGuide } from "./guide.ts";
@@ -22,7 +22,7 @@ import { replyNotation, replyNotationPattern } from "./notation.ts";
 import { parseChatworkDelivery } from "./payload.ts";
 import { type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
 import { type ListedMessage, latestRoomMessages, listedMessagesLimit } from "./room-messages.ts";
-import { verifyChatworkDelivery } from "./signature.ts";
+import { verifyChatworkDelivery } from "./verify.ts";
 
 export interface ChatworkAdapterOptions {
   /** CHATWORK_API_URL: https://api.chatwork.com/v2 by default. */

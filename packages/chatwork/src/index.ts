@@ -3,4 +3,4 @@ export { type ChatworkCredentials, chatworkCredentialsSchema } from "./credentia
 export { chatworkDefaultFailMode, chatworkFailModeConsequences } from "./fail-mode.ts";
 export { chatworkGuide } from "./guide.ts";
 export { type ChatworkLimit, type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
-export { verifyChatworkSignature } from "./signature.ts";
+export { verifyChatworkSignature } from "./verify.ts";

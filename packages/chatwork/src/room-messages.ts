@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ChatworkApi, errorText } from "./chatwork-api.ts";
+import { type ChatworkApi, errorText } from "./api.ts";
 
 /** GET /rooms/{room_id}/messages?force=1 answers the latest 100 messages at most. */
 export const listedMessagesLimit = 100;

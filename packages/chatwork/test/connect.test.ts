@@ -3,7 +3,7 @@ import { MemoryRateLimiter } from "@resident/store";
 import { FakeChatwork } from "@resident/testkit/chatwork";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatworkAdapter, chatworkCredentialsSchema } from "../src/index.ts";
-import { accountWebhookToken, bot, directRoom, groupRoom, roomWebhookToken } from "./chatwork-world.ts";
+import { accountWebhookToken, bot, directRoom, groupRoom, roomWebhookToken } from "./harness.ts";
 
 describe("ChatworkAdapter.connect and credentials", () => {
   const fake = new FakeChatwork({

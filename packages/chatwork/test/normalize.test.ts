@@ -12,7 +12,7 @@ import {
   mentionDelivery,
   roomWebhookToken,
   user,
-} from "./chatwork-world.ts";
+} from "./harness.ts";
 
 describe("ChatworkAdapter.normalize", () => {
   let world: Awaited<ReturnType<typeof chatworkWorld>>;

@@ -4,7 +4,7 @@ import { MemoryRateLimiter } from "@resident/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatworkAdapter, chatworkLimits } from "../src/index.ts";
 import { requestWindows, tokenScope } from "../src/rate-limits.ts";
-import { bot, chatworkWorld, directRoom, groupRoom, mentionDelivery, outbound, user } from "./chatwork-world.ts";
+import { bot, chatworkWorld, directRoom, groupRoom, mentionDelivery, outbound, user } from "./harness.ts";
 
 type World = Awaited<ReturnType<typeof chatworkWorld>>;
 

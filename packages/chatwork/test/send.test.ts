@@ -4,7 +4,7 @@ import { defaultSenderOptions, OutboundSender, OutcomeUnknownError, SendRejected
 import { MemoryRateLimiter } from "@resident/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatworkAdapter } from "../src/index.ts";
-import { bot, chatworkWorld, groupRoom, mentionDelivery, outbound, user } from "./chatwork-world.ts";
+import { bot, chatworkWorld, groupRoom, mentionDelivery, outbound, user } from "./harness.ts";
 
 describe("ChatworkAdapter.send and findReply", () => {
   let world: Awaited<ReturnType<typeof chatworkWorld>>;

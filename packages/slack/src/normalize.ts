@@ -8,6 +8,7 @@ import {
   type RetryNotice,
   type Workspace,
 } from "@resident/core";
+import { singleHeader } from "./http-headers.ts";
 import {
   appRateLimitedSchema,
   envelopeTypeSchema,
@@ -16,8 +17,7 @@ import {
   messageEventSchema,
   parseAs,
   urlVerificationSchema,
-} from "./envelope.ts";
-import { singleHeader } from "./http-headers.ts";
+} from "./payload.ts";
 import { isSslCheck } from "./ssl-check.ts";
 
 /** Subtypes that are still a person writing a message; every other subtype is an edit, a delete or a notice. */

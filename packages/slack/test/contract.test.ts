@@ -9,7 +9,7 @@ import {
   twinOf,
 } from "@resident/testkit/slack";
 import { SlackAdapter } from "../src/index.ts";
-import { signingSecret, slackWorkspace } from "./workspace.ts";
+import { signingSecret, slackWorkspace } from "./harness.ts";
 
 adapterContract("slack", async () => {
   const slack = await new FakeSlack().start();

@@ -10,7 +10,7 @@ import {
 } from "@resident/testkit/slack";
 import { describe, expect, it } from "vitest";
 import { SlackAdapter } from "../src/index.ts";
-import { delivery, fixture, slackWorkspace } from "./workspace.ts";
+import { delivery, fixture, slackWorkspace } from "./harness.ts";
 
 const receivedAt = 1_700_000_000_000;
 const adapter = new SlackAdapter();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { InboundActivity } from "./activity.ts";
+import type { InboundActivity } from "./payload.ts";
 
 const mentionEntity = z.object({
   type: z.string().refine((type) => type.toLowerCase() === "mention"),

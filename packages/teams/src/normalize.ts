@@ -1,9 +1,9 @@
 import { type Author, type Inbound, MalformedPayloadError, type Workspace } from "@resident/core";
-import type { InboundActivity } from "./activity.ts";
 import { conversationParts } from "./conversation-id.ts";
 import type { TeamsCredentials } from "./credentials.ts";
 import { botMentions, withoutMentions } from "./mentions.ts";
 import { fingerprintWindowMs, teamsEventId, teamsMessageKey } from "./message-key.ts";
+import type { InboundActivity } from "./payload.ts";
 
 const ignore = (reason: string): Inbound => ({ kind: "ignore", reason });
 

@@ -4,7 +4,7 @@ import { adapterContract } from "@resident/testkit";
 import { messageCreated, signChatworkWebhook } from "@resident/testkit/chatwork";
 import { describe, expect, it } from "vitest";
 import { ChatworkAdapter, chatworkFailModeConsequences } from "../src/index.ts";
-import { bot, chatworkWorld, createdDelivery, mentionDelivery, roomWebhookToken } from "./chatwork-world.ts";
+import { bot, chatworkWorld, createdDelivery, mentionDelivery, roomWebhookToken } from "./harness.ts";
 
 adapterContract("chatwork", async () => {
   const world = await chatworkWorld();

@@ -3,7 +3,7 @@ import { MalformedPayloadError, VerificationError } from "@resident/core";
 import { signChatworkWebhook } from "@resident/testkit/chatwork";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyChatworkSignature } from "../src/index.ts";
-import { accountWebhookToken, chatworkWorld, mentionDelivery, roomWebhookToken } from "./chatwork-world.ts";
+import { accountWebhookToken, chatworkWorld, mentionDelivery, roomWebhookToken } from "./harness.ts";
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
 const vector = {

@@ -2,7 +2,7 @@ import { VerificationError } from "@resident/core";
 import { signSlackRequest } from "@resident/testkit/slack";
 import { describe, expect, it } from "vitest";
 import { verifySlackSignature } from "../src/index.ts";
-import { fixtureBytes, signingSecret } from "./workspace.ts";
+import { fixtureBytes, signingSecret } from "./harness.ts";
 
 // Slack's published test vector (api.slack.com/authentication/verifying-requests-from-slack).
 const timestamp = 1531420618;

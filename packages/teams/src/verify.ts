@@ -1,9 +1,9 @@
 import { VerificationError } from "@resident/core";
 import { type Activity, CallerIdConstants, ConfigurationBotFrameworkAuthentication } from "botbuilder";
 import { AuthenticationConstants, AuthenticationError, type BotFrameworkAuthentication } from "botframework-connector";
-import type { InboundActivity } from "./activity.ts";
 import type { TeamsCredentials } from "./credentials.ts";
 import { loginAuthority, type TeamsEndpoints } from "./endpoints.ts";
+import type { InboundActivity } from "./payload.ts";
 
 /**
  * botbuilder's own validation of channel→bot requests for one bot registration: issuer, audience (the app id),

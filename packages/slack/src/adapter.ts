@@ -11,14 +11,14 @@ import {
   type Workspace,
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
+import { SlackClients } from "./api.ts";
 import { type SlackCredentials, slackCredentialsSchema } from "./credentials.ts";
+import { toConnectError, toSendError } from "./errors.ts";
 import { slackGuide } from "./guide.ts";
 import { normalizeSlackDelivery } from "./normalize.ts";
 import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
-import { SlackClients } from "./slack-clients.ts";
-import { toConnectError, toSendError } from "./slack-errors.ts";
 import { isSslCheck } from "./ssl-check.ts";
-import { verifySlackSignature } from "./verify-signature.ts";
+import { verifySlackSignature } from "./verify.ts";
 
 export interface SlackAdapterOptions {
   /** The Web API base (SLACK_API_URL); default https://slack.com/api/. */

@@ -12,7 +12,7 @@ import {
 import { appMention, FakeSlack, type FakeSlackBot, type MessageOptions } from "@resident/testkit/slack";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SlackAdapter, type SlackCredentials } from "../src/index.ts";
-import { delivery, signingSecret, slackWorkspace } from "./workspace.ts";
+import { delivery, signingSecret, slackWorkspace } from "./harness.ts";
 
 const slack = new FakeSlack();
 let bot: FakeSlackBot;

@@ -11,15 +11,15 @@ import {
 } from "@resident/core";
 import type { BotFrameworkAuthentication } from "botframework-connector";
 import { LRUCache } from "lru-cache";
-import { parseActivity } from "./activity.ts";
 import { BotTokenClient } from "./bot-token.ts";
-import { authenticateChannelRequest, channelAuthentication } from "./channel-auth.ts";
 import { type TeamsCredentials, teamsCredentialsSchema } from "./credentials.ts";
 import { microsoftEndpoints, type TeamsEndpoints } from "./endpoints.ts";
 import { teamsGuide } from "./guide.ts";
 import { normalizeActivity } from "./normalize.ts";
-import { ReplySender } from "./reply-sender.ts";
+import { parseActivity } from "./payload.ts";
+import { ReplySender } from "./send.ts";
 import { ThrottleBackoff } from "./throttle-backoff.ts";
+import { authenticateChannelRequest, channelAuthentication } from "./verify.ts";
 
 export interface TeamsAdapterOptions {
   /** TEAMS_OPENID_METADATA_URL; absent: Microsoft's. */
