@@ -35,7 +35,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
   app.register(livenessRoute);
   if (metricsPort === undefined) app.register(internalRoutes, internalOptions(runtime));
   if (runtime.config.role !== "worker") {
-    app.register(webhookRoutes, { ingest: runtime.ingest, platforms: [...runtime.adapters.keys()] });
+    app.register(webhookRoutes, { ingest: runtime.ingest, platforms: runtime.platforms.descriptors });
     // Browser security headers belong to what a browser loads; the platforms' webhook answers skip their cost.
     app.register(
       async (admin) => {
@@ -44,7 +44,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           prefix: "/api",
           registry: runtime.tenants.registry,
           tokens: runtime.tenants.tokens,
-          adapters: runtime.adapters,
+          platforms: runtime.platforms,
           directory: runtime.tenants.directory,
           stats: runtime.shared.stats,
           publicUrl: runtime.config.publicUrl,

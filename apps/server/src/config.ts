@@ -8,7 +8,10 @@ const optional = z
 const port = z.coerce.number().int().min(0).max(65_535);
 const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
 
-/** The environment the service reads; every variable is optional (DESIGN.md, "The outside contract"). */
+/**
+ * The environment the service reads; every variable is optional (DESIGN.md, "The outside contract"). Each platform
+ * reads its own variables from `Config.env` (its PlatformDescriptor says which).
+ */
 const environment = z.object({
   PORT: port.default(3000),
   /** Unset: /metrics and /readyz on PORT (keep them from the public then, as nginx.conf does); set: there only. */
@@ -26,11 +29,6 @@ const environment = z.object({
   SECRET_KEY: optional,
   ANTHROPIC_API_KEY: optional,
   ANTHROPIC_BASE_URL: optional,
-  SLACK_API_URL: optional,
-  CHATWORK_API_URL: optional,
-  TEAMS_OPENID_METADATA_URL: optional,
-  TEAMS_TOKEN_ISSUER: optional,
-  TEAMS_LOGIN_URL: optional,
   OTEL_EXPORTER_OTLP_ENDPOINT: optional,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optional,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -63,9 +61,8 @@ export interface Config {
   adminToken?: string;
   secretKey?: string;
   anthropic: { apiKey?: string; baseUrl?: string };
-  slackApiUrl?: string;
-  chatworkApiUrl?: string;
-  teams: { openIdMetadataUrl?: string; tokenIssuer?: string; loginUrl?: string };
+  /** The environment as given, for the platforms' own variables. */
+  env: Readonly<Record<string, string | undefined>>;
   logLevel: string;
   /** Export traces over OTLP (an OTLP endpoint is set); otherwise tracing is off. */
   otlp: boolean;
@@ -93,13 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: e.ADMIN_TOKEN,
     secretKey: e.SECRET_KEY,
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
-    slackApiUrl: e.SLACK_API_URL,
-    chatworkApiUrl: e.CHATWORK_API_URL,
-    teams: {
-      openIdMetadataUrl: e.TEAMS_OPENID_METADATA_URL,
-      tokenIssuer: e.TEAMS_TOKEN_ISSUER,
-      loginUrl: e.TEAMS_LOGIN_URL,
-    },
+    env,
     logLevel: e.LOG_LEVEL,
     otlp: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
     claimLeaseMs: e.CLAIM_LEASE_SECONDS * 1000,

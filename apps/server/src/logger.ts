@@ -1,34 +1,28 @@
 import { isSpanContextValid, trace } from "@opentelemetry/api";
+import type { PlatformDescriptor } from "@resident/core";
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { platforms } from "./platforms.ts";
 
 /*
- * Secrets must never reach a log line. Credentials travel under a handful of names; errors thrown by HTTP clients
- * (axios inside botbuilder, the Slack and Anthropic SDKs) can carry the request they made, headers included.
+ * Secrets must never reach a log line. Credentials travel under a handful of names, each platform's own besides
+ * these; errors thrown by HTTP clients (the platforms' SDKs, Anthropic's) can carry the request they made, headers
+ * included.
  */
-const secretFields = [
-  "credentials",
-  "signingSecret",
-  "botToken",
-  "appPassword",
-  "apiToken",
-  "webhookToken",
-  "webhookTokens",
-  "token",
-  "password",
-  "secret",
-  "authorization",
-];
-const redactPaths = [
-  ...secretFields.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
-  "req.headers.authorization",
-  "req.headers.cookie",
-  "req.headers['x-chatworktoken']",
-  "req.headers['x-api-key']",
-  "*.headers",
-  "*.config",
-  "*.request",
-  "*.response",
-];
+const secretFields = ["credentials", "token", "password", "secret", "authorization"];
+const secretHeaders = ["authorization", "cookie", "x-api-key"];
+
+function redactPaths(descriptors: readonly PlatformDescriptor[]): string[] {
+  const fields = new Set([...secretFields, ...descriptors.flatMap((d) => d.secrets.fields)]);
+  const headers = new Set([...secretHeaders, ...descriptors.flatMap((d) => d.secrets.headers)]);
+  return [
+    ...[...fields].flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+    ...[...headers].map((header) => `req.headers['${header}']`),
+    "*.headers",
+    "*.config",
+    "*.request",
+    "*.response",
+  ];
+}
 
 interface LoggedRequest {
   method: string;
@@ -52,11 +46,15 @@ function requestWithoutQuery(request: LoggedRequest) {
   };
 }
 
-export function loggerOptions(level: string, instanceId: string): LoggerOptions {
+export function loggerOptions(
+  level: string,
+  instanceId: string,
+  descriptors: readonly PlatformDescriptor[] = platforms,
+): LoggerOptions {
   return {
     level,
     base: { instance: instanceId },
-    redact: { paths: redactPaths, censor: "[redacted]" },
+    redact: { paths: redactPaths(descriptors), censor: "[redacted]" },
     mixin: traceIds,
     serializers: { req: requestWithoutQuery },
   };
@@ -68,6 +66,11 @@ function traceIds(): object {
   return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
-export function createLogger(level: string, instanceId: string, destination?: DestinationStream): Logger {
-  return pino(loggerOptions(level, instanceId), destination);
+export function createLogger(
+  level: string,
+  instanceId: string,
+  destination?: DestinationStream,
+  descriptors: readonly PlatformDescriptor[] = platforms,
+): Logger {
+  return pino(loggerOptions(level, instanceId, descriptors), destination);
 }

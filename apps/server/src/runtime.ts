@@ -1,5 +1,4 @@
 import { createAgent } from "@resident/agent";
-import { ChatworkAdapter } from "@resident/chatwork";
 import type { Consumer } from "@resident/core";
 import {
   EventGate,
@@ -7,18 +6,16 @@ import {
   type Lane,
   type Logger,
   OutboundSender,
-  type Platform,
-  type PlatformAdapter,
+  type PlatformDescriptor,
   type QueuedEvent,
   ReplyLedger,
   ReplyWorker,
 } from "@resident/core";
-import { SlackAdapter } from "@resident/slack";
 import { MemoryQueue, MemoryStore } from "@resident/store";
-import { TeamsAdapter } from "@resident/teams";
 import { openTenants, type Tenants } from "@resident/tenants";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { PlatformSet } from "./platform-set.ts";
 import { memoryState, redisState, type SharedState } from "./shared-state.ts";
 import { ServiceTelemetry } from "./telemetry.ts";
 
@@ -29,7 +26,7 @@ export interface Runtime {
   config: Config;
   shared: SharedState;
   tenants: Tenants;
-  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  platforms: PlatformSet;
   ingest: Ingest;
   metrics: Metrics;
   /** Starts consuming jobs: the shared queue unless ROLE=web, and always the local fail-open lane. */
@@ -38,28 +35,27 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export async function createRuntime(
+  config: Config,
+  logger: Logger,
+  descriptors: readonly PlatformDescriptor[],
+): Promise<Runtime> {
   if (!config.redisUrl) {
     logger.warn({}, "REDIS_URL is not set: state is kept in this process, which is right for one instance only");
   }
   const shared = config.redisUrl
     ? await redisState({ ...config, redisUrl: config.redisUrl }, logger)
     : memoryState(config);
-  const adapters = new Map<Platform, PlatformAdapter>([
-    ["slack", new SlackAdapter({ apiUrl: config.slackApiUrl, logger }) as PlatformAdapter],
-    ["teams", new TeamsAdapter({ ...config.teams, logger }) as PlatformAdapter],
-    [
-      "chatwork",
-      new ChatworkAdapter({ apiUrl: config.chatworkApiUrl, limiter: shared.limiter, logger }) as PlatformAdapter,
-    ],
-  ]);
+  const platforms = new PlatformSet(descriptors, { env: config.env, logger, limiter: shared.limiter });
+  const { adapters } = platforms;
   const tenants = await openTenants({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     secretKey: config.secretKey,
     logger,
     changeFeed: shared.changeFeed,
-    defaultFailModes: Object.fromEntries([...adapters].map(([platform, a]) => [platform, a.defaultFailMode])),
+    platforms: platforms.ids,
+    defaultFailModes: Object.fromEntries(descriptors.map((d) => [d.id, d.defaultFailMode])),
   });
   const metrics = createMetrics({ depth: () => shared.queue.depth(), pingStore: () => shared.ping() });
   const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
@@ -91,7 +87,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     config,
     shared,
     tenants,
-    adapters,
+    platforms,
     ingest,
     metrics,
     startWorkers() {

@@ -1,6 +1,8 @@
+import type { PlatformDescriptor } from "@resident/core";
 import type { Logger } from "pino";
 import { buildApp, buildInternalApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { platforms } from "./platforms.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { startTracing } from "./tracing.ts";
 
@@ -15,9 +17,13 @@ export interface Service {
 }
 
 /** Opens everything, serves HTTP, then starts the workers: an instance is reachable before it takes jobs. */
-export async function startService(config: Config, logger: Logger): Promise<Service> {
+export async function startService(
+  config: Config,
+  logger: Logger,
+  descriptors: readonly PlatformDescriptor[] = platforms,
+): Promise<Service> {
   const tracing = startTracing(config);
-  const runtime = await createRuntime(config, logger);
+  const runtime = await createRuntime(config, logger, descriptors);
   const generatedOperatorToken = await runtime.tenants.tokens.ensureOperatorToken(config.adminToken);
   const app = buildApp(runtime, logger);
   const url = await app.listen({ port: config.port, host: config.host });

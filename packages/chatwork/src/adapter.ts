@@ -1,6 +1,5 @@
 import type {
   BotIdentity,
-  FailMode,
   Inbound,
   InboundRequest,
   Logger,
@@ -13,13 +12,11 @@ import type {
 import { InvalidCredentialsError, OutcomeUnknownError, SendRejectedError, VerificationError } from "@resident/core";
 import { z } from "zod";
 import { ChatworkApi, errorText } from "./api.ts";
-import { type ChatworkCredentials, chatworkCredentialsSchema } from "./credentials.ts";
-import { chatworkDefaultFailMode } from "./fail-mode.ts";
-import { chatworkGuide } from "./guide.ts";
+import type { ChatworkCredentials } from "./credentials.ts";
 import { fromIdentity, toIdentity } from "./identity.ts";
 import { toInbound } from "./normalize.ts";
 import { replyNotation, replyNotationPattern } from "./notation.ts";
-import { parseChatworkDelivery } from "./payload.ts";
+import { parseDelivery } from "./payload.ts";
 import { type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
 import { type ListedMessage, latestRoomMessages, listedMessagesLimit } from "./room-messages.ts";
 import { verifyChatworkDelivery } from "./verify.ts";
@@ -41,10 +38,7 @@ const roomsSchema = z.array(z.object({ room_id: z.number(), type: z.string() }))
 
 /** Chatwork: webhooks in, POST /rooms/{room_id}/messages out, through the shared rate limiter. See README.md. */
 export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
-  readonly platform = "chatwork" as const;
-  readonly credentialsSchema = chatworkCredentialsSchema;
-  readonly defaultFailMode: FailMode = chatworkDefaultFailMode;
-  readonly guide = chatworkGuide;
+  readonly platform = "chatwork";
   private readonly api: ChatworkApi;
 
   constructor(options: ChatworkAdapterOptions) {
@@ -61,14 +55,14 @@ export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
     verifyChatworkDelivery(request, workspace.credentials.webhookTokens);
     // Chatwork signs no timestamp of its own, but the signed body carries the event time: a delivery older than the
     // event key's lifetime would slip past the gate, so it can only be a replay.
-    const { time } = parseChatworkDelivery(request.rawBody);
+    const { time } = parseDelivery(request.rawBody);
     if (now - time * 1000 > workspace.settings.eventTtlSeconds * 1000) {
       throw new VerificationError("stale Chatwork delivery");
     }
   }
 
   normalize(request: InboundRequest, workspace: Workspace<ChatworkCredentials>, receivedAt: number): Inbound {
-    return toInbound(parseChatworkDelivery(request.rawBody), workspace, receivedAt);
+    return toInbound(parseDelivery(request.rawBody), workspace, receivedAt);
   }
 
   async send(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply> {

@@ -1,4 +1,4 @@
-import { MalformedPayloadError, parsedOncePerBody, parseJsonBody } from "@resident/core";
+import { parsedOncePerBody, parseJsonBody, parsePayload } from "@resident/core";
 import { z } from "zod";
 
 /** Chatwork message ids exceed a JS number's precision: they stay strings, and must arrive as digit strings. */
@@ -48,9 +48,9 @@ export interface ChatworkDelivery {
 }
 
 /** Parses a (verified) webhook body. Throws MalformedPayloadError. */
-export const parseChatworkDelivery = parsedOncePerBody((rawBody): ChatworkDelivery => {
+export const parseDelivery = parsedOncePerBody((rawBody): ChatworkDelivery => {
   const payload = parseJsonBody(rawBody);
-  const envelope = parse(envelopeSchema, payload);
+  const envelope = parsePayload(envelopeSchema, payload, "Chatwork webhook");
   const delivery = {
     settingId: envelope.webhook_setting_id,
     eventType: envelope.webhook_event_type,
@@ -59,7 +59,7 @@ export const parseChatworkDelivery = parsedOncePerBody((rawBody): ChatworkDelive
   };
   switch (envelope.webhook_event_type) {
     case "mention_to_me": {
-      const event = parse(mentionSchema, envelope.webhook_event);
+      const event = parsePayload(mentionSchema, envelope.webhook_event, "mention_to_me event");
       const message = {
         roomId: String(event.room_id),
         messageId: event.message_id,
@@ -71,7 +71,7 @@ export const parseChatworkDelivery = parsedOncePerBody((rawBody): ChatworkDelive
     }
     case "message_created":
     case "message_updated": {
-      const event = parse(roomMessageSchema, envelope.webhook_event);
+      const event = parsePayload(roomMessageSchema, envelope.webhook_event, `${envelope.webhook_event_type} event`);
       const message = {
         roomId: String(event.room_id),
         messageId: event.message_id,
@@ -84,10 +84,3 @@ export const parseChatworkDelivery = parsedOncePerBody((rawBody): ChatworkDelive
       return delivery;
   }
 });
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const fields = result.error.issues.map((issue) => issue.path.join(".") || "(body)");
-  throw new MalformedPayloadError(`not a Chatwork webhook event: check ${[...new Set(fields)].join(", ")}`);
-}

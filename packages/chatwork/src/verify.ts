@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { InboundRequest } from "@resident/core";
-import { VerificationError } from "@resident/core";
+import { type InboundRequest, singleHeader, VerificationError } from "@resident/core";
 
 /** base64 of a 32-byte HMAC-SHA256 digest. */
 const signatureFormat = /^[A-Za-z0-9+/]{43}=$/;
@@ -32,7 +31,7 @@ export function verifyChatworkDelivery(request: InboundRequest, webhookTokens: r
 }
 
 function presentedSignatures(request: InboundRequest): string[] {
-  const header = [request.headers["x-chatworkwebhooksignature"]].flat();
+  const header = [singleHeader(request.headers, "x-chatworkwebhooksignature")];
   // A query parser reads an unescaped "+" of the base64 signature as a space.
   const query = [request.query.chatwork_webhook_signature].flat().map((value) => value?.replaceAll(" ", "+"));
   return [...header, ...query].filter((value): value is string => typeof value === "string" && value !== "");

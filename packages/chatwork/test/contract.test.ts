@@ -1,14 +1,14 @@
 import type { InboundRequest } from "@resident/core";
-import { MemoryRateLimiter } from "@resident/store";
 import { adapterContract } from "@resident/testkit";
 import { messageCreated, signChatworkWebhook } from "@resident/testkit/chatwork";
 import { describe, expect, it } from "vitest";
-import { ChatworkAdapter, chatworkFailModeConsequences } from "../src/index.ts";
+import { chatworkFailModeConsequences, chatworkPlatform } from "../src/index.ts";
 import { bot, chatworkWorld, createdDelivery, mentionDelivery, roomWebhookToken } from "./harness.ts";
 
 adapterContract("chatwork", async () => {
   const world = await chatworkWorld();
   return {
+    platform: chatworkPlatform,
     adapter: world.adapter,
     workspace: world.workspace,
     userMessage: (text) => mentionDelivery(text),
@@ -34,7 +34,7 @@ adapterContract("chatwork", async () => {
 
 describe("Chatwork fail mode", () => {
   it("fails open by default, because Chatwork never redelivers what a closed workspace refuses", () => {
-    expect(new ChatworkAdapter({ limiter: new MemoryRateLimiter() }).defaultFailMode).toBe("open");
+    expect(chatworkPlatform.defaultFailMode).toBe("open");
     expect(chatworkFailModeConsequences.closed).toMatch(/lost/);
     expect(chatworkFailModeConsequences.open).toMatch(/twice/);
   });

@@ -15,6 +15,7 @@ import {
   type ChatworkAdapterOptions,
   type ChatworkCredentials,
   chatworkCredentialsSchema,
+  chatworkPlatform,
 } from "../src/index.ts";
 
 export const bot = { apiToken: `cw-api-${randomBytes(12).toString("hex")}`, accountId: 3430971, name: "honeniq_bot" };
@@ -58,7 +59,7 @@ export async function chatworkWorld(options: WorldOptions = {}) {
     platform: "chatwork",
     name: "Chatwork",
     credentials,
-    settings: resolveSettings({}, adapter.defaultFailMode),
+    settings: resolveSettings({}, chatworkPlatform.defaultFailMode),
     identity: await adapter.connect(credentials),
   };
   return { fake, adapter, limiter, workspace, close: () => fake.close() };

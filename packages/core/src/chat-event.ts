@@ -1,15 +1,15 @@
-export const platforms = ["slack", "teams", "chatwork"] as const;
-export type Platform = (typeof platforms)[number];
+/** A platform's id (PlatformDescriptor.id): core knows platforms only as the data their packages describe. */
+export type Platform = string;
 
 /** Where, and in which thread, an answer goes. */
 export interface Conversation {
-  /** Slack channel, Teams conversation id, Chatwork room id. */
+  /** The channel, chat or room, in the platform's own id. */
   id: string;
-  /** The thread to answer in (Slack thread_ts, Teams reply chain); absent where the platform has none. */
+  /** The thread to answer in; absent where the platform has none. */
   threadId?: string;
-  /** The user message being answered (Slack ts, Teams activity id, Chatwork message_id). */
+  /** The user message being answered, in the platform's own id. */
   replyToId: string;
-  /** What the platform needs to reach the conversation (e.g. Teams serviceUrl); opaque outside the adapter. */
+  /** What the platform needs to reach the conversation (an endpoint, a bot id); opaque outside the adapter. */
   address?: Record<string, string>;
 }
 
@@ -26,12 +26,12 @@ export interface ChatEvent {
   platform: Platform;
   tenantId: string;
   workspaceId: string;
-  /** The platform's delivery identity: one id per delivery source (Slack event_id, Teams activity id, …). */
+  /** The platform's delivery identity: one id per delivery source. */
   eventId: string;
   /** The identity of the user message itself: twins from different delivery sources share it. */
   messageKey: string;
   /**
-   * Set where the platform gives no stable message id and `messageKey` is a fingerprint (Teams retries with new
+   * Set where the platform gives no stable message id and `messageKey` is a fingerprint (its retries carry new
    * ids): the key then stands for one message only this long, so the same words sent again later are answered.
    */
   messageKeyWindowMs?: number;

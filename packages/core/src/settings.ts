@@ -12,7 +12,7 @@ export const workspaceSettingsSchema = z
     systemPrompt: plainText({ multiline: true }).max(20_000).optional(),
     model: plainText().min(1).max(200).optional(),
     failMode: z.enum(failModes).optional(),
-    /** How long a delivery's `done` marker lives. Slack retries for ~6 min and may redeliver later: default 24 h. */
+    /** How long a delivery's `done` marker lives. Platforms retry for minutes and may redeliver later: default 24 h. */
     eventTtlSeconds: seconds(7 * 86_400).optional(),
     /** How long a reply's `sent` marker lives. */
     replyTtlSeconds: seconds(7 * 86_400).optional(),

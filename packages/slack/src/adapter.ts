@@ -12,9 +12,8 @@ import {
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
 import { SlackClients } from "./api.ts";
-import { type SlackCredentials, slackCredentialsSchema } from "./credentials.ts";
+import type { SlackCredentials } from "./credentials.ts";
 import { toConnectError, toSendError } from "./errors.ts";
-import { slackGuide } from "./guide.ts";
 import { normalizeSlackDelivery } from "./normalize.ts";
 import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
 import { isSslCheck } from "./ssl-check.ts";
@@ -32,10 +31,6 @@ export interface SlackAdapterOptions {
 /** Slack through the Events API (HTTP) and the Web API. See README.md for what it answers and why. */
 export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   readonly platform = "slack";
-  readonly credentialsSchema = slackCredentialsSchema;
-  // Slack retries a 503 (three times over ~6 minutes), so refusing while the store is down loses nothing.
-  readonly defaultFailMode = "closed";
-  readonly guide = slackGuide;
   private readonly clients: SlackClients;
 
   constructor(private readonly options: SlackAdapterOptions = {}) {

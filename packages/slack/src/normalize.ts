@@ -5,17 +5,17 @@ import {
   type Logger,
   MalformedPayloadError,
   parseJsonBody,
+  parsePayload,
   type RetryNotice,
+  singleHeader,
   type Workspace,
 } from "@resident/core";
-import { singleHeader } from "./http-headers.ts";
 import {
   appRateLimitedSchema,
   envelopeTypeSchema,
   eventCallbackSchema,
   type MessageEvent,
   messageEventSchema,
-  parseAs,
   urlVerificationSchema,
 } from "./payload.ts";
 import { isSslCheck } from "./ssl-check.ts";
@@ -38,14 +38,14 @@ export function normalizeSlackDelivery(
   if (isSslCheck(request)) return { kind: "respond", status: 200, body: { ok: true } };
 
   const body = parseJsonBody(request.rawBody);
-  const { type } = parseAs(envelopeTypeSchema, body, "Events API body");
+  const { type } = parsePayload(envelopeTypeSchema, body, "Events API body");
   switch (type) {
     case "url_verification": {
-      const { challenge } = parseAs(urlVerificationSchema, body, "url_verification");
+      const { challenge } = parsePayload(urlVerificationSchema, body, "url_verification");
       return { kind: "respond", status: 200, body: { challenge } };
     }
     case "app_rate_limited": {
-      const notice = parseAs(appRateLimitedSchema, body, "app_rate_limited");
+      const notice = parsePayload(appRateLimitedSchema, body, "app_rate_limited");
       logger?.warn(
         { workspaceId: workspace.id, teamId: notice.team_id, minuteRateLimited: notice.minute_rate_limited },
         "Slack is dropping this app's events for a minute (app_rate_limited)",
@@ -58,11 +58,11 @@ export function normalizeSlackDelivery(
       return ignore(`${type} bodies are not handled`);
   }
 
-  const envelope = parseAs(eventCallbackSchema, body, "event_callback");
+  const envelope = parsePayload(eventCallbackSchema, body, "event_callback");
   if (envelope.event.type !== "app_mention" && envelope.event.type !== "message") {
     return ignore(`${envelope.event.type} events are not handled`);
   }
-  const event = parseAs(messageEventSchema, envelope.event, "event");
+  const event = parsePayload(messageEventSchema, envelope.event, "event");
   const reason = reasonToIgnore(event, envelope.api_app_id, workspace.identity);
   if (reason) return ignore(reason);
 

@@ -1,5 +1,4 @@
-import { MalformedPayloadError } from "@resident/core";
-import { type ZodType, z } from "zod";
+import { z } from "zod";
 
 /* The parts of an Events API body the adapter reads; everything else stays in `raw`. */
 
@@ -35,12 +34,3 @@ export const messageEventSchema = z.object({
 });
 
 export type MessageEvent = z.infer<typeof messageEventSchema>;
-
-/** Parses or throws MalformedPayloadError naming the first field that is wrong (never its value). */
-export function parseAs<T>(schema: ZodType<T>, value: unknown, what: string): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-  throw new MalformedPayloadError(`malformed ${what}: ${field}${issue?.message ?? "invalid"}`);
-}

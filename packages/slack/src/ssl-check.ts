@@ -1,5 +1,4 @@
-import type { InboundRequest } from "@resident/core";
-import { singleHeader } from "./http-headers.ts";
+import { type InboundRequest, singleHeader } from "@resident/core";
 
 /**
  * Slack's certificate probe: a form-encoded `ssl_check=1` POST. Like bolt-js, it is answered 200 without a

@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { type InboundRequest, VerificationError } from "@resident/core";
-import { singleHeader } from "./http-headers.ts";
+import { type InboundRequest, singleHeader, VerificationError } from "@resident/core";
 
 /** Slack's replay window: a request more than five minutes from our clock, either way, is refused. */
 const windowSeconds = 300;

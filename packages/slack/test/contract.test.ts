@@ -8,7 +8,7 @@ import {
   signSlackRequest,
   twinOf,
 } from "@resident/testkit/slack";
-import { SlackAdapter } from "../src/index.ts";
+import { SlackAdapter, slackPlatform } from "../src/index.ts";
 import { signingSecret, slackWorkspace } from "./harness.ts";
 
 adapterContract("slack", async () => {
@@ -21,6 +21,7 @@ adapterContract("slack", async () => {
   const envelopeOf = (request: InboundRequest) => JSON.parse(request.rawBody.toString("utf8")) as SlackEventEnvelope;
 
   return {
+    platform: slackPlatform,
     adapter,
     workspace,
     userMessage: (text) => sign(appMention(bot, text)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SlackAdapter, slackCredentialsSchema } from "../src/index.ts";
+import { slackCredentialsSchema, slackPlatform } from "../src/index.ts";
 
 describe("slackCredentialsSchema", () => {
   const valid = { signingSecret: "8f742231b10e8888abcd99yyyzzz85a5", botToken: "xoxb-1234-5678-AbCdEfGh" };
@@ -27,9 +27,8 @@ describe("slackCredentialsSchema", () => {
     }
   });
 
-  it("is the adapter's schema, and new Slack workspaces fail closed", () => {
-    const adapter = new SlackAdapter();
-    expect(adapter.credentialsSchema).toBe(slackCredentialsSchema);
-    expect(adapter.defaultFailMode).toBe("closed");
+  it("is the platform's schema, and new Slack workspaces fail closed", () => {
+    expect(slackPlatform.credentialsSchema).toBe(slackCredentialsSchema);
+    expect(slackPlatform.defaultFailMode).toBe("closed");
   });
 });

@@ -6,17 +6,17 @@ import {
   type OutboundReply,
   type PlatformAdapter,
   type SentReply,
+  singleHeader,
   VerificationError,
   type Workspace,
 } from "@resident/core";
 import type { BotFrameworkAuthentication } from "botframework-connector";
 import { LRUCache } from "lru-cache";
 import { BotTokenClient } from "./bot-token.ts";
-import { type TeamsCredentials, teamsCredentialsSchema } from "./credentials.ts";
+import type { TeamsCredentials } from "./credentials.ts";
 import { microsoftEndpoints, type TeamsEndpoints } from "./endpoints.ts";
-import { teamsGuide } from "./guide.ts";
 import { normalizeActivity } from "./normalize.ts";
-import { parseActivity } from "./payload.ts";
+import { parseDelivery } from "./payload.ts";
 import { ReplySender } from "./send.ts";
 import { ThrottleBackoff } from "./throttle-backoff.ts";
 import { authenticateChannelRequest, channelAuthentication } from "./verify.ts";
@@ -43,10 +43,6 @@ interface BotClients {
 /** Microsoft Teams through the Bot Framework: one bot registration per workspace, many per service. */
 export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
   readonly platform = "teams";
-  readonly credentialsSchema = teamsCredentialsSchema;
-  /** Teams retries a delivery that fails, so refusing while the store is down loses nothing. */
-  readonly defaultFailMode = "closed";
-  readonly guide = teamsGuide;
   private readonly endpoints: TeamsEndpoints;
   private readonly timeoutMs: number;
   private readonly sender: ReplySender;
@@ -64,10 +60,9 @@ export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
   }
 
   async verify(request: InboundRequest, workspace: Workspace<TeamsCredentials>, _now: number): Promise<void> {
-    const header = request.headers.authorization;
-    const authorization = (Array.isArray(header) ? header[0] : header)?.trim();
+    const authorization = singleHeader(request.headers, "authorization")?.trim();
     if (!authorization) throw new VerificationError("missing Authorization header");
-    const activity = parseActivity(request.rawBody);
+    const activity = parseDelivery(request.rawBody);
     // botbuilder sends a channelId of "AseChannel" to a validator configured process-wide by whichever workspace
     // was set up last, so nothing but Teams' own channel may reach it.
     if (activity.channelId !== "msteams") throw new VerificationError(`not a Teams activity (${activity.channelId})`);
@@ -75,7 +70,7 @@ export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
   }
 
   normalize(request: InboundRequest, workspace: Workspace<TeamsCredentials>, receivedAt: number): Inbound {
-    return normalizeActivity(parseActivity(request.rawBody), workspace, receivedAt);
+    return normalizeActivity(parseDelivery(request.rawBody), workspace, receivedAt);
   }
 
   send(reply: OutboundReply, workspace: Workspace<TeamsCredentials>): Promise<SentReply> {

@@ -1,4 +1,4 @@
 export { TeamsAdapter, type TeamsAdapterOptions } from "./adapter.ts";
 export type { TeamsCredentials } from "./credentials.ts";
 export { teamsCredentialsSchema } from "./credentials.ts";
-export { teamsGuide } from "./guide.ts";
+export { teamsPlatform } from "./platform.ts";

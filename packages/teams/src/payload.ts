@@ -1,4 +1,4 @@
-import { MalformedPayloadError, parsedOncePerBody, parseJsonBody } from "@resident/core";
+import { parsedOncePerBody, parseJsonBody, parsePayload } from "@resident/core";
 import { z } from "zod";
 
 const account = z.looseObject({ id: z.string().min(1), name: z.string().optional(), role: z.string().optional() });
@@ -25,9 +25,7 @@ const activitySchema = z.looseObject({
 
 export type InboundActivity = z.infer<typeof activitySchema>;
 
-export const parseActivity = parsedOncePerBody((rawBody): InboundActivity => {
-  const parsed = activitySchema.safeParse(parseJsonBody(rawBody));
-  if (!parsed.success)
-    throw new MalformedPayloadError(`not a Bot Framework activity: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
-});
+/** Parses a delivery's body once, for verify and normalize both. Throws MalformedPayloadError. */
+export const parseDelivery = parsedOncePerBody(
+  (rawBody): InboundActivity => parsePayload(activitySchema, parseJsonBody(rawBody), "Bot Framework activity"),
+);

@@ -1,6 +1,7 @@
 import type { InboundRequest } from "@resident/core";
 import { adapterContract } from "@resident/testkit";
 import { delivery, type TeamsActivity } from "@resident/testkit/teams";
+import { teamsPlatform } from "../src/index.ts";
 import { appId, startTeams } from "./harness.ts";
 
 const activityOf = (request: InboundRequest): TeamsActivity => JSON.parse(request.rawBody.toString("utf8"));
@@ -10,6 +11,7 @@ adapterContract("teams", async () => {
   const token = await bf.signChannelJwt({ appId, serviceUrl: bf.serviceUrl });
   let retries = 0;
   return {
+    platform: teamsPlatform,
     adapter,
     workspace,
     userMessage: (text) => delivery(message(text, { threadRootId: "1700000000000" }), token),

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type InboundRequest, resolveSettings, type Workspace } from "@resident/core";
 import { FakeBotFramework, type TeamsMessageOptions, teamsMessage } from "@resident/testkit/teams";
-import { TeamsAdapter, type TeamsAdapterOptions, type TeamsCredentials } from "../src/index.ts";
+import { TeamsAdapter, type TeamsAdapterOptions, type TeamsCredentials, teamsPlatform } from "../src/index.ts";
 
 export const appId = "00000000-1111-2222-3333-444444444444";
 export const appPassword = "app-password~never-shown";
@@ -44,7 +44,7 @@ export async function teamsWorkspace(
     platform: "teams",
     name: "Teams",
     credentials,
-    settings: resolveSettings({}, adapter.defaultFailMode),
+    settings: resolveSettings({}, teamsPlatform.defaultFailMode),
     identity: await adapter.connect(credentials),
   };
 }

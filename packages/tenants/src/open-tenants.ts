@@ -23,7 +23,9 @@ export interface TenantsOptions {
   logger: Logger;
   /** Carries workspace changes to every instance's directory. */
   changeFeed: ChangeFeed;
-  /** The adapters' defaultFailMode per platform; "closed" where not given. */
+  /** The platforms the service serves (their descriptors' ids): a workspace of any other is refused. */
+  platforms: readonly Platform[];
+  /** The platforms' defaultFailMode; "closed" where not given. */
   defaultFailModes?: Partial<Record<Platform, FailMode>>;
   /** How long the directory trusts a cached workspace without a change notice. Default 30 s. */
   cacheTtlMs?: number;
@@ -88,7 +90,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
   };
 
   return {
-    registry: new TenantRegistry({ sql, cipher, audit, onWorkspaceChange }),
+    registry: new TenantRegistry({ sql, cipher, audit, onWorkspaceChange, platforms: options.platforms }),
     tokens: new AdminTokens(sql, audit),
     directory,
     async ping() {

@@ -1,3 +1,4 @@
+import type { Platform } from "@resident/core";
 import type { AuditEntry, AuditLog } from "./audit-log.ts";
 import { changedFields } from "./changed-fields.ts";
 import type { CredentialCipher } from "./credential-cipher.ts";
@@ -56,6 +57,8 @@ export interface TenantRegistryDeps {
   audit: AuditLog;
   /** Told every workspace id that was created, changed or deleted, after the change is committed. */
   onWorkspaceChange: (workspaceId: string) => Promise<void>;
+  /** The platforms a workspace may be of. */
+  platforms: readonly Platform[];
 }
 
 const maxAuditLimit = 1_000;
@@ -66,7 +69,11 @@ const maxAuditLimit = 1_000;
  * a tenant that does not own a workspace finds nothing. Every change is audited in its own transaction.
  */
 export class TenantRegistry {
-  constructor(private readonly deps: TenantRegistryDeps) {}
+  private readonly workspaceInput: ReturnType<typeof workspaceInputSchema>;
+
+  constructor(private readonly deps: TenantRegistryDeps) {
+    this.workspaceInput = workspaceInputSchema(deps.platforms);
+  }
 
   async createTenant(by: Principal, input: TenantInput): Promise<TenantRecord> {
     assertOperator(by);
@@ -139,7 +146,7 @@ export class TenantRegistry {
   /** Throws UnknownTenantError when the tenant does not exist. */
   async createWorkspace(by: Principal, tenantId: string, input: WorkspaceInput): Promise<WorkspaceRecord> {
     assertTenantAccess(by, tenantId);
-    const workspace = parseInput(workspaceInputSchema, input);
+    const workspace = parseInput(this.workspaceInput, input);
     const id = newWorkspaceId();
     const record = await this.deps.sql.transaction(async (tx) => {
       const [row] = await tx.query<WorkspaceRow>(

@@ -1,7 +1,8 @@
 import {
   credentialFields,
+  issueLines,
+  type Platform,
   plainText,
-  platforms,
   type WorkspaceSettingsInput,
   workspaceSettingsSchema,
 } from "@resident/core";
@@ -18,15 +19,17 @@ export const tenantPatchSchema = z
   .object({ name: name.optional(), adminsMayIssueTokens: z.boolean().optional() })
   .strict();
 
-export const workspaceInputSchema = z
-  .object({
-    platform: z.enum(platforms),
-    name,
-    credentials,
-    settings: workspaceSettingsSchema.default({}),
-    identity: identity.default({}),
-  })
-  .strict();
+/** A new workspace, of one of the platforms the service serves (their descriptors' ids). */
+export const workspaceInputSchema = (platforms: readonly Platform[]) =>
+  z
+    .object({
+      platform: z.enum(platforms),
+      name,
+      credentials,
+      settings: workspaceSettingsSchema.default({}),
+      identity: identity.default({}),
+    })
+    .strict();
 
 export const workspacePatchSchema = z
   .object({
@@ -40,16 +43,14 @@ export const workspacePatchSchema = z
 
 export type TenantInput = z.input<typeof tenantInputSchema>;
 export type TenantPatch = z.input<typeof tenantPatchSchema>;
-export type WorkspaceInput = z.input<typeof workspaceInputSchema>;
+export type WorkspaceInput = z.input<ReturnType<typeof workspaceInputSchema>>;
 export type WorkspacePatch = z.input<typeof workspacePatchSchema>;
 
 /** Zod's messages name the rule broken, not the value given, so no credential can leak through an error. */
 export function parseInput<T>(schema: ZodType<T>, input: unknown, root = "input"): T {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new InvalidInputError(
-    result.error.issues.map((issue) => `${[root, ...issue.path.map(String)].join(".")}: ${issue.message}`),
-  );
+  throw new InvalidInputError(issueLines(result.error, root));
 }
 
 /** The names of the credential fields that hold something. */

@@ -12,7 +12,7 @@ import {
   type SqlClient,
   type Tenants,
 } from "../src/index.ts";
-import { backends, captureLogger, type Location, newSecretKey, slackCredentials } from "./helpers.ts";
+import { backends, captureLogger, type Location, newSecretKey, platforms, slackCredentials } from "./helpers.ts";
 
 const operator: Principal = { role: "operator" };
 
@@ -61,6 +61,7 @@ describe.each(backends)("$name: the caching directory", (backend) => {
       secretKey,
       logger,
       changeFeed,
+      platforms,
       defaultFailModes: { slack: "open" },
     });
     cipher = new CredentialCipher(

@@ -60,6 +60,9 @@ const postgres: Backend = {
 export const backends = [pglite, postgres];
 
 /** A 32-byte key, as an operator would set SECRET_KEY. */
+/** The platforms these tests open the tenants for. */
+export const platforms = ["slack", "teams", "chatwork"];
+
 export const newSecretKey = () => randomBytes(32).toString("base64");
 
 /** A secret value that can be searched for in whatever the package wrote. */

@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { MemoryChangeFeed } from "@resident/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CredentialCipher, openDatabase, openTenants, type Tenants, WrongSecretKeyError } from "../src/index.ts";
-import { backends, captureLogger, type Location, newSecretKey, slackCredentials } from "./helpers.ts";
+import { backends, captureLogger, type Location, newSecretKey, platforms, slackCredentials } from "./helpers.ts";
 
 const migrationCount = (await readdir(new URL("../migrations/", import.meta.url))).filter((f) =>
   f.endsWith(".sql"),
@@ -27,7 +27,7 @@ describe.each(backends)("$name: starting up", (backend) => {
   const secretKey = newSecretKey();
   const { logger, lines } = captureLogger();
   const open = (key = secretKey) =>
-    openTenants({ ...location, secretKey: key, logger, changeFeed: new MemoryChangeFeed() });
+    openTenants({ ...location, secretKey: key, logger, changeFeed: new MemoryChangeFeed(), platforms });
 
   beforeAll(async () => {
     location = await backend.fresh();
@@ -89,7 +89,7 @@ describe.each(backends)("$name: a passphrase SECRET_KEY", (backend) => {
   const passphrase = "a passphrase shared by every instance";
   const { logger } = captureLogger();
   const open = (location: Location) =>
-    openTenants({ ...location, secretKey: passphrase, logger, changeFeed: new MemoryChangeFeed() });
+    openTenants({ ...location, secretKey: passphrase, logger, changeFeed: new MemoryChangeFeed(), platforms });
   const storedSalt = async (location: Location) => {
     const sql = await openDatabase({ ...location, logger });
     const [row] = await sql.query<{ salt: string }>("select salt from secret_key_salt");

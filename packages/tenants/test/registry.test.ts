@@ -11,7 +11,15 @@ import {
   UnknownTenantError,
   WrongSecretKeyError,
 } from "../src/index.ts";
-import { backends, captureLogger, type Location, newSecretKey, secretValue, slackCredentials } from "./helpers.ts";
+import {
+  backends,
+  captureLogger,
+  type Location,
+  newSecretKey,
+  platforms,
+  secretValue,
+  slackCredentials,
+} from "./helpers.ts";
 
 const operator: Principal = { role: "operator" };
 
@@ -48,7 +56,13 @@ describe.each(backends)("$name: the registry", (backend) => {
   beforeAll(async () => {
     location = await backend.fresh();
     sql = await openDatabase({ ...location, logger });
-    tenants = await createTenants(sql, { ...location, secretKey, logger, changeFeed: new MemoryChangeFeed() });
+    tenants = await createTenants(sql, {
+      ...location,
+      secretKey,
+      logger,
+      changeFeed: new MemoryChangeFeed(),
+      platforms,
+    });
   });
 
   afterAll(async () => {

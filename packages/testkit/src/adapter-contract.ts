@@ -1,4 +1,4 @@
-import type { InboundRequest, PlatformAdapter, Workspace } from "@resident/core";
+import type { InboundRequest, PlatformAdapter, PlatformDescriptor, Workspace } from "@resident/core";
 import { failModes, VerificationError } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialShapes, sortShapes } from "./credential-shapes.ts";
@@ -14,6 +14,8 @@ export interface RecordedReply {
  * Deliveries are built the way the platform builds them, signed with the workspace's credentials.
  */
 export interface AdapterContractFixture<C> {
+  /** The platform package's descriptor: the one thing the service is given. */
+  platform: PlatformDescriptor;
   adapter: PlatformAdapter<C>;
   /** A workspace whose credentials point at the running fake platform, identity learnt through `connect`. */
   workspace: Workspace<C>;
@@ -34,7 +36,7 @@ export interface AdapterContractFixture<C> {
   close(): Promise<void>;
 }
 
-/** The suite every platform adapter passes: guide, verify, normalize, self-loop guard, twin keys, send. */
+/** The suite every platform adapter passes: descriptor, guide, verify, normalize, self-loop guard, twin keys, send. */
 export function adapterContract<C>(name: string, setup: () => Promise<AdapterContractFixture<C>>): void {
   describe(`${name} adapter contract`, () => {
     let f: AdapterContractFixture<C>;
@@ -50,15 +52,25 @@ export function adapterContract<C>(name: string, setup: () => Promise<AdapterCon
     });
     afterAll(() => f?.close());
 
+    it("its descriptor names a webhook path of its own and builds an adapter of its id", () => {
+      expect(f.platform.id).toMatch(/^[a-z][a-z0-9]*$/);
+      expect(f.platform.webhookPath).toMatch(/^(\/[a-z0-9-]+)+$/);
+      expect(f.adapter.platform).toBe(f.platform.id);
+      // Built from an empty environment (the platform's own defaults) and never called: nothing is limited or logged.
+      const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+      const built = f.platform.createAdapter({ env: {}, logger: quiet, limiter: { take: async () => 0 } });
+      expect(built.platform).toBe(f.platform.id);
+    });
+
     it("its guide asks for exactly the credentials of one form its schema accepts, and explains both fail modes", () => {
-      const { guide } = f.adapter;
+      const { guide } = f.platform;
       const asked = guide.credentialFields.map((field) => ({
         name: field.name,
         optional: field.optional ?? false,
         list: field.list ?? false,
         choices: [...(field.choices ?? [])],
       }));
-      expect(credentialShapes(f.adapter.credentialsSchema)).toContainEqual(sortShapes(asked));
+      expect(credentialShapes(f.platform.credentialsSchema)).toContainEqual(sortShapes(asked));
       expect(guide.displayName).not.toBe("");
       expect(guide.setupSteps.length).toBeGreaterThan(0);
       for (const mode of failModes) expect(guide.failModeConsequences[mode].length).toBeGreaterThan(40);

@@ -1,8 +1,9 @@
-import { type Platform, type PlatformAdapter, plainText, type StatsStore, type TenantDirectory } from "@resident/core";
+import { plainText, type StatsStore, type TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import type { AdminTokens, TenantPatch, TenantRegistry } from "@resident/tenants";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import type { PlatformSet } from "../platform-set.ts";
 import { answerAdminError } from "./admin/errors.ts";
 import { type TenantParams, tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
@@ -14,7 +15,7 @@ import { useZodValidation } from "./zod-validation.ts";
 export interface AdminApiOptions {
   registry: TenantRegistry;
   tokens: AdminTokens;
-  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  platforms: PlatformSet;
   /** Opens a workspace's stored credentials, for testing the connection. */
   directory: TenantDirectory;
   stats: StatsStore;
@@ -36,7 +37,7 @@ const auditQuery = z.object({ before: z.string().optional(), limit: z.coerce.num
  * admin that another tenant does not exist (404, not 403: no existence leaks); the registry checks again.
  */
 export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options) => {
-  const { registry, tokens, adapters, directory, stats, publicUrl } = options;
+  const { registry, tokens, platforms, directory, stats, publicUrl } = options;
   useZodValidation(app);
   await useAdminAuth(app, {
     tokens,
@@ -59,7 +60,7 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
   });
 
   app.get("/platforms", async () =>
-    [...adapters.values()].map(({ platform, defaultFailMode, guide }) => ({ platform, defaultFailMode, ...guide })),
+    platforms.descriptors.map(({ id, defaultFailMode, guide }) => ({ platform: id, defaultFailMode, ...guide })),
   );
 
   app.post("/tenants", { schema: { body: z.object({ name: plainText() }) } }, async (request, reply) => {
@@ -97,7 +98,7 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
       });
 
       await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
-      await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, adapters, directory, publicUrl });
+      await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, platforms, directory, publicUrl });
       await tenant.register(statsRoutes, { registry, stats });
     },
     { prefix: "/tenants/:tenantId" },

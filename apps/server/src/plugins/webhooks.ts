@@ -1,10 +1,9 @@
-import type { Ingest, Platform } from "@resident/core";
+import type { Ingest, PlatformDescriptor } from "@resident/core";
 import type { FastifyPluginAsync } from "fastify";
-import { webhookBase } from "../webhook-paths.ts";
 
 export interface WebhookOptions {
   ingest: Ingest;
-  platforms: Platform[];
+  platforms: readonly PlatformDescriptor[];
 }
 
 const params = {
@@ -21,12 +20,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { i
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  for (const platform of platforms) {
+  for (const { id, webhookPath } of platforms) {
     app.post<{ Params: { workspaceId: string }; Body: Buffer | undefined; Querystring: Record<string, string> }>(
-      `${webhookBase[platform]}/:workspaceId`,
+      `${webhookPath}/:workspaceId`,
       { schema: { params }, logLevel: "warn" },
       async (request, reply) => {
-        const response = await ingest.handle(platform, request.params.workspaceId, {
+        const response = await ingest.handle(id, request.params.workspaceId, {
           rawBody: request.body ?? Buffer.alloc(0),
           headers: request.headers,
           query: request.query,

@@ -1,3 +1,4 @@
+import { issueLines } from "@resident/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodType } from "zod";
 
@@ -9,7 +10,6 @@ export function useZodValidation(app: FastifyInstance): void {
   app.setValidatorCompiler<ZodType>(({ schema }) => (data) => {
     const result = schema.safeParse(data);
     if (result.success) return { value: result.data };
-    const issues = result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
-    return { error: new Error(issues.join("; ")) };
+    return { error: new Error(issueLines(result.error).join("; ")) };
   });
 }

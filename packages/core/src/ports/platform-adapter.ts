@@ -1,7 +1,4 @@
-import type { ZodType } from "zod";
 import type { ChatEvent, Platform, QueuedEvent } from "../chat-event.ts";
-import type { FailMode } from "../settings.ts";
-import type { PlatformGuide } from "./platform-guide.ts";
 import type { BotIdentity, Workspace } from "./tenant-directory.ts";
 
 /** A webhook delivery exactly as it arrived; the raw bytes are what signatures cover. */
@@ -11,7 +8,7 @@ export interface InboundRequest {
   query: Record<string, string | undefined>;
 }
 
-/** The platform's own note that this delivery is a retry (Slack X-Slack-Retry-Num / -Reason). */
+/** The platform's own note that this delivery is a retry (a retry-count header and its reason). */
 export interface RetryNotice {
   attempt: number;
   reason: string;
@@ -19,7 +16,7 @@ export interface RetryNotice {
 
 export type Inbound =
   | { kind: "message"; event: ChatEvent; retry?: RetryNotice }
-  /** A handshake the platform expects a direct answer to (Slack url_verification). */
+  /** A handshake the platform expects a direct answer to (a URL verification challenge). */
   | { kind: "respond"; status: number; body: unknown }
   /** Nothing to answer: our own message, another bot, an edit, a notice. */
   | { kind: "ignore"; reason: string; retry?: RetryNotice };
@@ -36,17 +33,12 @@ export interface SentReply {
 }
 
 /**
- * One platform's whole story: verify, normalize, send, reconcile, connect.
+ * One platform's behaviour: verify, normalize, send, reconcile, connect; built by its PlatformDescriptor.
  * Every adapter passes the shared contract suite in @resident/testkit.
  */
 export interface PlatformAdapter<C = unknown> {
+  /** Its descriptor's id. */
   readonly platform: Platform;
-  /** Validates the credentials an admin gives for a workspace of this platform. */
-  readonly credentialsSchema: ZodType<C>;
-  /** The fail mode a new workspace gets when the admin does not choose one. */
-  readonly defaultFailMode: FailMode;
-  /** Credential fields, setup steps and fail-mode consequences, for the admin console. */
-  readonly guide: PlatformGuide;
   /** Checks the delivery came from the platform. Throws VerificationError (→ 401). */
   verify(request: InboundRequest, workspace: Workspace<C>, now: number): Promise<void>;
   /** Turns a verified delivery into a ChatEvent, a direct answer or nothing. Throws MalformedPayloadError (→ 400). */

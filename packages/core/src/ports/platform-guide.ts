@@ -8,7 +8,7 @@ export interface CredentialField {
   /** Shown while typed, never again: the console only says it is set. */
   secret: boolean;
   optional?: boolean;
-  /** Several values (Chatwork's webhook tokens), given as a list. */
+  /** Several values (one per webhook, say), given as a list. */
   list?: boolean;
   /** The only values accepted, when there is a fixed set. */
   choices?: readonly string[];

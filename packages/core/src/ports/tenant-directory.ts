@@ -1,7 +1,7 @@
 import type { Platform } from "../chat-event.ts";
 import type { WorkspaceSettings } from "../settings.ts";
 
-/** What a platform told us about our bot when the workspace was connected (Slack auth.test, Chatwork GET /me, …). */
+/** What a platform told us about our bot when the workspace was connected (the adapter's `connect`). */
 export type BotIdentity = Record<string, string>;
 
 export interface Workspace<C = unknown> {

@@ -1,33 +1,33 @@
 import {
   credentialFields,
+  issueLines,
   type Platform,
-  type PlatformAdapter,
   plainText,
-  platforms,
   type TenantDirectory,
   workspaceSettingsSchema,
 } from "@resident/core";
 import { InvalidInputError, type TenantRegistry, type WorkspaceRecord } from "@resident/tenants";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { webhookPath } from "../../webhook-paths.ts";
+import type { PlatformSet } from "../../platform-set.ts";
 import { CredentialsRejectedError, connectFailure } from "./errors.ts";
 import { type TenantParams, tenantParams, type WorkspaceParams, workspaceParams } from "./params.ts";
 
 export interface WorkspaceRoutesOptions {
   registry: TenantRegistry;
-  adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  platforms: PlatformSet;
   /** Opens a workspace's stored credentials, for testing the connection. */
   directory: TenantDirectory;
   publicUrl: string;
 }
 
-const createBody = z.object({
-  platform: z.enum(platforms),
-  name: plainText(),
-  credentials: credentialFields,
-  settings: workspaceSettingsSchema.optional(),
-});
+const createBody = (platforms: readonly Platform[]) =>
+  z.object({
+    platform: z.enum(platforms),
+    name: plainText(),
+    credentials: credentialFields,
+    settings: workspaceSettingsSchema.optional(),
+  });
 const patchBody = z
   .object({
     name: plainText().optional(),
@@ -38,9 +38,11 @@ const patchBody = z
 
 /** `…/workspaces`: credentials go in, are checked with the platform, and never come out. */
 export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async (app, options) => {
-  const { registry, adapters, directory, publicUrl } = options;
+  const { registry, platforms, directory, publicUrl } = options;
+  const { adapters } = platforms;
+  const create = createBody(platforms.ids);
   const view = (record: WorkspaceRecord) => {
-    const path = webhookPath(record.platform, record.id);
+    const path = platforms.webhookPath(record.platform, record.id);
     return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}` };
   };
   const notFound = { error: "not found" };
@@ -48,12 +50,11 @@ export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async
   /** Checks credentials against the platform's schema, then with the platform itself: the bot's identity. */
   const connect = async (platform: Platform, given: Record<string, unknown>) => {
     const adapter = adapters.get(platform);
-    if (!adapter) throw new InvalidInputError([`platform: ${platform} is not enabled`]);
-    const parsed = adapter.credentialsSchema.safeParse(given);
+    const descriptor = platforms.descriptor(platform);
+    if (!adapter || !descriptor) throw new InvalidInputError([`platform: ${platform} is not enabled`]);
+    const parsed = descriptor.credentialsSchema.safeParse(given);
     if (!parsed.success) {
-      throw new InvalidInputError(
-        parsed.error.issues.map((issue) => `credentials.${issue.path.join(".")}: ${issue.message}`),
-      );
+      throw new InvalidInputError(issueLines(parsed.error, "credentials"));
     }
     try {
       return { credentials: parsed.data as Record<string, unknown>, identity: await adapter.connect(parsed.data) };
@@ -67,9 +68,9 @@ export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async
     return (await registry.listWorkspaces(request.principal, tenantId)).map(view);
   });
 
-  app.post("/", { schema: { params: tenantParams, body: createBody } }, async (request, reply) => {
+  app.post("/", { schema: { params: tenantParams, body: create } }, async (request, reply) => {
     const { tenantId } = request.params as TenantParams;
-    const body = request.body as z.infer<typeof createBody>;
+    const body = request.body as z.infer<typeof create>;
     if (!(await registry.getTenant(request.principal, tenantId))) return reply.code(404).send(notFound);
     const checked = await connect(body.platform, body.credentials);
     const record = await registry.createWorkspace(request.principal, tenantId, { ...body, ...checked });

@@ -1,0 +1,32 @@
+import type { Platform, PlatformAdapter, PlatformContext, PlatformDescriptor } from "@resident/core";
+
+/** The service's platforms, each with its adapter, looked up by id. */
+export class PlatformSet {
+  readonly descriptors: readonly PlatformDescriptor[];
+  readonly adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  private readonly byId: ReadonlyMap<Platform, PlatformDescriptor>;
+
+  constructor(descriptors: readonly PlatformDescriptor[], context: PlatformContext) {
+    const ids = descriptors.map((d) => d.id);
+    const paths = descriptors.map((d) => d.webhookPath);
+    if (new Set(ids).size !== ids.length || new Set(paths).size !== paths.length) {
+      throw new Error(`two platforms share an id or a webhook path: ${ids.join(", ")}`);
+    }
+    this.descriptors = descriptors;
+    this.byId = new Map(descriptors.map((d) => [d.id, d]));
+    this.adapters = new Map(descriptors.map((d) => [d.id, d.createAdapter(context)]));
+  }
+
+  get ids(): Platform[] {
+    return [...this.byId.keys()];
+  }
+
+  descriptor(id: Platform): PlatformDescriptor | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Where a workspace's platform delivers (DESIGN.md, "The outside contract"). */
+  webhookPath(id: Platform, workspaceId: string): string {
+    return `${this.byId.get(id)?.webhookPath ?? `/${id}`}/${workspaceId}`;
+  }
+}

@@ -1,0 +1,43 @@
+import type { ZodType } from "zod";
+import type { PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { PlatformGuide } from "./ports/platform-guide.ts";
+import type { RateLimiter } from "./ports/rate-limiter.ts";
+import type { Logger } from "./ports/telemetry.ts";
+import type { FailMode } from "./settings.ts";
+
+/** What a platform's adapter is built from: the process environment (its own variables), a logger, shared limits. */
+export interface PlatformContext {
+  env: Readonly<Record<string, string | undefined>>;
+  logger: Logger;
+  /** Cluster-wide sliding windows, for platforms whose limits hold across every instance. */
+  limiter: RateLimiter;
+}
+
+/**
+ * A platform as a plugin: everything the service needs to know about it, as data, plus the factory of its adapter.
+ * A platform package exports one; the server builds its routes, admin API, log redaction and console from a list of
+ * them, and nothing else in the service names a platform.
+ */
+export interface PlatformDescriptor<C = unknown> {
+  /** ChatEvent.platform and the admin API's `platform`: lowercase letters and digits. */
+  id: string;
+  /** Where the platform delivers, without the workspace id that follows: "/x/events" serves /x/events/:workspaceId. */
+  webhookPath: string;
+  /** Validates the credentials an admin gives for a workspace; its messages never quote a value. */
+  credentialsSchema: ZodType<C>;
+  /** What must never reach a log line: credential fields and request headers that carry a secret. */
+  secrets: { fields: readonly string[]; headers: readonly string[] };
+  /** The fail mode a new workspace gets when its admin does not choose one. */
+  defaultFailMode: FailMode;
+  /** Credential fields, setup steps and fail-mode consequences, for the admin console. */
+  guide: PlatformGuide;
+  createAdapter(context: PlatformContext): PlatformAdapter<C>;
+}
+
+/**
+ * Forgets a descriptor's credential type, so descriptors of different platforms share one list. Sound because the
+ * service hands an adapter only credentials that its own `credentialsSchema` produced.
+ */
+export function definePlatform<C>(descriptor: PlatformDescriptor<C>): PlatformDescriptor {
+  return descriptor as unknown as PlatformDescriptor;
+}
