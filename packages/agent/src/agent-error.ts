@@ -1,5 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, RateLimitError } from "@anthropic-ai/sdk";
-import { RateLimitedError } from "@resident/core";
+import { RateLimitedError, retryAfterMs } from "@resident/core";
 
 /** The LLM could not give an answer: the job fails and the queue retries it. `status` is the API's, when it answered. */
 export class AgentError extends Error {
@@ -29,7 +29,7 @@ const unknownRetryAfterMs = 5_000;
 export function agentFailure(error: unknown, context: FailureContext): Error {
   const scrub = (message: string) => message.replaceAll(context.apiKey, "[redacted]");
   if (error instanceof RateLimitError) {
-    const waitMs = retryAfterMs(error.headers);
+    const waitMs = waitAfter429(error.headers);
     return new RateLimitedError(waitMs, scrub(`Anthropic rate limited the request (429), retry after ${waitMs} ms`));
   }
   if (error instanceof APIConnectionTimeoutError) {
@@ -47,12 +47,11 @@ export function agentFailure(error: unknown, context: FailureContext): Error {
   return new AgentError(scrub(`the Anthropic request failed: ${message}`));
 }
 
-function retryAfterMs(headers: Headers): number {
+/** Anthropic's own retry-after-ms first, then the standard header. */
+function waitAfter429(headers: Headers): number {
   const ms = Number(headers.get("retry-after-ms") ?? Number.NaN);
   if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
-  const seconds = Number(headers.get("retry-after") ?? Number.NaN);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-  return unknownRetryAfterMs;
+  return retryAfterMs(headers.get("retry-after")) ?? unknownRetryAfterMs;
 }
 
 /** "fetch failed" says nothing; the innermost cause says "connect ECONNREFUSED 127.0.0.1:4000". */

@@ -24,6 +24,7 @@ export type * from "./ports/tenant-directory.ts";
 export * from "./reply-ledger.ts";
 export * from "./reply-worker.ts";
 export * from "./request-failures.ts";
+export * from "./retry-after.ts";
 export * from "./schema-issues.ts";
 export * from "./settings.ts";
 export * from "./stats-series.ts";

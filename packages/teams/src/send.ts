@@ -5,6 +5,7 @@ import {
   type OutboundReply,
   OutcomeUnknownError,
   RateLimitedError,
+  retryAfterMs,
   SendRejectedError,
   type SentReply,
   type Workspace,
@@ -108,13 +109,4 @@ export class ReplySender {
     if (response.status === 401) tokens.invalidate();
     throw new SendRejectedError(`Teams refused the reply: ${response.status} ${detail}`);
   }
-}
-
-/** Retry-After in seconds or as an HTTP date. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
 }
