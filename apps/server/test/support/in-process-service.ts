@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import type { PlatformDescriptor } from "@resident/core";
 import { AdminClient } from "@resident/testkit";
 import { FakeAnthropic } from "@resident/testkit/anthropic";
 import { createDatabase } from "@resident/testkit/processes";
 import { FakeSlack } from "@resident/testkit/slack";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
+import { platforms } from "../../src/platforms.ts";
 import { type Service, startService } from "../../src/service.ts";
 
 export interface InProcessService {
@@ -25,7 +27,10 @@ export interface InProcessService {
  * Anthropic on loopback, with its log captured. Everything else is the real service. Several instances share one
  * deployment when given the same DATABASE_URL, ADMIN_TOKEN, SECRET_KEY (and REDIS_URL) in `env`.
  */
-export async function startInProcessService(env: Record<string, string> = {}): Promise<InProcessService> {
+export async function startInProcessService(
+  env: Record<string, string> = {},
+  descriptors: readonly PlatformDescriptor[] = platforms,
+): Promise<InProcessService> {
   const [slack, llm, database] = await Promise.all([
     new FakeSlack().start(),
     new FakeAnthropic().start(),
@@ -49,8 +54,13 @@ export async function startInProcessService(env: Record<string, string> = {}): P
     ...env,
   });
   const logs: string[] = [];
-  const logger = createLogger(config.logLevel, config.instanceId, { write: (line: string) => logs.push(line) });
-  const service = await startService(config, logger);
+  const logger = createLogger(
+    config.logLevel,
+    config.instanceId,
+    { write: (line: string) => logs.push(line) },
+    descriptors,
+  );
+  const service = await startService(config, logger, descriptors);
   return {
     url: service.url,
     service,
