@@ -9,17 +9,17 @@ import type {
   SentReply,
   Workspace,
 } from "@resident/core";
-import { InvalidCredentialsError, OutcomeUnknownError, SendRejectedError, VerificationError } from "@resident/core";
+import { InvalidCredentialsError, VerificationError } from "@resident/core";
 import { z } from "zod";
-import { ChatworkApi, errorText } from "./api.ts";
+import { ChatworkApi } from "./api.ts";
 import type { ChatworkCredentials } from "./credentials.ts";
-import { fromIdentity, toIdentity } from "./identity.ts";
-import { toInbound } from "./normalize.ts";
-import { replyNotation, replyNotationPattern } from "./notation.ts";
+import { errorText } from "./errors.ts";
+import { toIdentity } from "./identity.ts";
+import { normalizeDelivery } from "./normalize.ts";
 import { parseDelivery } from "./payload.ts";
 import { type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
-import { type ListedMessage, latestRoomMessages, listedMessagesLimit } from "./room-messages.ts";
-import { verifyChatworkDelivery } from "./verify.ts";
+import { findPostedReply, postReply } from "./send.ts";
+import { verifyDelivery } from "./verify.ts";
 
 export interface ChatworkAdapterOptions {
   /** CHATWORK_API_URL: https://api.chatwork.com/v2 by default. */
@@ -52,7 +52,7 @@ export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
   }
 
   async verify(request: InboundRequest, workspace: Workspace<ChatworkCredentials>, now: number): Promise<void> {
-    verifyChatworkDelivery(request, workspace.credentials.webhookTokens);
+    verifyDelivery(request, workspace.credentials.webhookTokens);
     // Chatwork signs no timestamp of its own, but the signed body carries the event time: a delivery older than the
     // event key's lifetime would slip past the gate, so it can only be a replay.
     const { time } = parseDelivery(request.rawBody);
@@ -62,42 +62,15 @@ export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
   }
 
   normalize(request: InboundRequest, workspace: Workspace<ChatworkCredentials>, receivedAt: number): Inbound {
-    return toInbound(parseDelivery(request.rawBody), workspace, receivedAt);
+    return normalizeDelivery(parseDelivery(request.rawBody), workspace, receivedAt);
   }
 
-  async send(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply> {
-    const { conversation, author } = reply.event;
-    const answer = await this.api.request({
-      method: "POST",
-      path: `/rooms/${encodeURIComponent(conversation.id)}/messages`,
-      apiToken: workspace.credentials.apiToken,
-      postRoomId: conversation.id,
-      form: { body: `${replyNotation(author.id, conversation.id, conversation.replyToId)}\n${reply.text}` },
-    });
-    if (answer.status !== 200) {
-      throw new SendRejectedError(`Chatwork refused the post (${answer.status}): ${errorText(answer.body)}`);
-    }
-    const messageId = (answer.body as { message_id?: unknown } | undefined)?.message_id;
-    if (typeof messageId !== "string") throw new OutcomeUnknownError("Chatwork accepted the post without a message id");
-    return { messageId };
+  send(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply> {
+    return postReply(this.api, workspace.credentials.apiToken, reply);
   }
 
-  /**
-   * Our post is the bot's message carrying the reply tag to the user's message. It is certainly absent only when the
-   * listing reaches back to the user's message (or holds the whole room); otherwise it may have scrolled out of the
-   * latest 100, and this throws: unreadable, never resent. (The sender gives a late post time to land first.)
-   */
-  async findReply(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply | undefined> {
-    const { conversation, author } = reply.event;
-    const bot = fromIdentity(workspace.identity);
-    const marker = replyNotationPattern(author.id, conversation.id, conversation.replyToId);
-    const listed = await latestRoomMessages(this.api, workspace.credentials.apiToken, conversation.id);
-    const ours = listed.find((m) => String(m.account.account_id) === bot.accountId && marker.test(m.body));
-    if (ours) return { messageId: ours.message_id };
-    if (!reachesBack(listed, conversation.replyToId)) {
-      throw new Error(`the reply could have scrolled out of room ${conversation.id}'s latest messages`);
-    }
-    return undefined;
+  findReply(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply | undefined> {
+    return findPostedReply(this.api, workspace.credentials.apiToken, workspace.identity, reply);
   }
 
   async connect(credentials: ChatworkCredentials): Promise<BotIdentity> {
@@ -115,8 +88,4 @@ export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
       directRoomIds: listed.data.filter((room) => room.type === "direct").map((room) => String(room.room_id)),
     });
   }
-}
-
-function reachesBack(listed: ListedMessage[], userMessageId: string): boolean {
-  return listed.length < listedMessagesLimit || listed.some((message) => message.message_id === userMessageId);
 }

@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger, RateLimiter } from "@resident/core";
-import {
-  connectionErrorCode,
-  failedBeforeSending,
-  OutcomeUnknownError,
-  RateLimitedError,
-  SendRejectedError,
-} from "@resident/core";
+import { connectionErrorCode, RateLimitedError } from "@resident/core";
+import { requestFailure } from "./errors.ts";
 import { type ChatworkLimits, requestWindows, roomWindowKey, tokenScope, tokenWindowKey } from "./rate-limits.ts";
 import { RatePauses } from "./rate-pauses.ts";
 
@@ -70,13 +65,14 @@ export class ChatworkApi {
       });
       text = await response.text();
     } catch (error) {
-      throw this.failure(request, describe(error), error);
+      throw requestFailure(request.method, request.path, describe(error), error);
     }
     const now = Date.now();
     const budget = rateBudget(response.headers);
     if (budget.remaining === 0 && budget.resetAt) this.pauses.pause(tokenWindowKey(scope), budget.resetAt);
     if (response.status === 429) throw this.rateLimited(request, scope, budget, now);
-    if (response.status >= 500) throw this.failure(request, `Chatwork answered ${response.status}`);
+    if (response.status >= 500)
+      throw requestFailure(request.method, request.path, `Chatwork answered ${response.status}`);
     return { status: response.status, body: parseJson(text) };
   }
 
@@ -106,20 +102,6 @@ export class ChatworkApi {
     );
     return new RateLimitedError(retryAfterMs);
   }
-
-  private failure(request: ApiRequest, reason: string, cause?: unknown): Error {
-    const message = `Chatwork ${request.method} ${request.path.split("?")[0]}: ${reason}`;
-    if (request.method === "GET") return new Error(message, { cause });
-    if (failedBeforeSending(cause)) return new SendRejectedError(`${message} (nothing was sent)`);
-    return new OutcomeUnknownError(`${message}; the post may or may not have landed`);
-  }
-}
-
-/** Chatwork's own error text: {"errors": ["…"]}. */
-export function errorText(body: unknown): string {
-  const errors = (body as { errors?: unknown } | undefined)?.errors;
-  if (Array.isArray(errors) && errors.length > 0) return errors.map(String).join("; ");
-  return typeof body === "string" && body !== "" ? body.slice(0, 200) : "no details";
 }
 
 interface RateBudget {

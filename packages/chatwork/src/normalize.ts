@@ -10,7 +10,7 @@ const ignore = (reason: string): Inbound => ({ kind: "ignore", reason });
  * message_created in the bot's direct chats, and in group rooms only when it addresses the bot; never the bot's own
  * messages, never an edit.
  */
-export function toInbound(delivery: ChatworkDelivery, workspace: Workspace, receivedAt: number): Inbound {
+export function normalizeDelivery(delivery: ChatworkDelivery, workspace: Workspace, receivedAt: number): Inbound {
   const { message, eventType } = delivery;
   if (!message) return ignore(`unhandled Chatwork event ${eventType}`);
   const bot = fromIdentity(workspace.identity);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type ChatworkApi, errorText } from "./api.ts";
+import type { ChatworkApi } from "./api.ts";
+import { errorText } from "./errors.ts";
 
 /** GET /rooms/{room_id}/messages?force=1 answers the latest 100 messages at most. */
 export const listedMessagesLimit = 100;

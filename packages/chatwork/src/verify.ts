@@ -19,7 +19,7 @@ export function verifyChatworkSignature(rawBody: Buffer | string, signature: str
  * signature both as the x-chatworkwebhooksignature header and as the chatwork_webhook_signature query parameter;
  * either is enough.
  */
-export function verifyChatworkDelivery(request: InboundRequest, webhookTokens: readonly string[]): void {
+export function verifyDelivery(request: InboundRequest, webhookTokens: readonly string[]): void {
   const signatures = presentedSignatures(request);
   if (signatures.length === 0) throw new VerificationError("missing Chatwork webhook signature");
   // Every pair is checked, so the time taken does not tell which token matched.

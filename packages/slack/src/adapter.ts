@@ -5,7 +5,6 @@ import {
   InvalidCredentialsError,
   type Logger,
   type OutboundReply,
-  OutcomeUnknownError,
   type PlatformAdapter,
   type SentReply,
   type Workspace,
@@ -13,11 +12,11 @@ import {
 import type { AuthTestResponse } from "@slack/web-api";
 import { SlackClients } from "./api.ts";
 import type { SlackCredentials } from "./credentials.ts";
-import { toConnectError, toSendError } from "./errors.ts";
-import { normalizeSlackDelivery } from "./normalize.ts";
-import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
+import { toConnectError } from "./errors.ts";
+import { normalizeDelivery } from "./normalize.ts";
+import { findPostedReply, postReply } from "./send.ts";
 import { isSslCheck } from "./ssl-check.ts";
-import { verifySlackSignature } from "./verify.ts";
+import { verifyDelivery } from "./verify.ts";
 
 export interface SlackAdapterOptions {
   /** The Web API base (SLACK_API_URL); default https://slack.com/api/. */
@@ -43,45 +42,19 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
 
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
     if (isSslCheck(request)) return;
-    verifySlackSignature(request, workspace.credentials.signingSecret, now);
+    verifyDelivery(request, workspace.credentials.signingSecret, now);
   }
 
   normalize(request: InboundRequest, workspace: Workspace<SlackCredentials>, receivedAt: number): Inbound {
-    return normalizeSlackDelivery(request, workspace, receivedAt, this.options.logger);
+    return normalizeDelivery(request, workspace, receivedAt, this.options.logger);
   }
 
-  async send(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply> {
-    const { conversation } = reply.event;
-    let ts: string | undefined;
-    try {
-      ({ ts } = await this.clients.for(workspace.credentials.botToken).chat.postMessage({
-        channel: conversation.id,
-        thread_ts: conversation.threadId,
-        text: reply.text,
-        unfurl_links: false,
-        metadata: replyMetadata(reply),
-      }));
-    } catch (error) {
-      throw toSendError(error, "chat.postMessage");
-    }
-    if (!ts) throw new OutcomeUnknownError("Slack accepted chat.postMessage without a message ts");
-    return { messageId: ts };
+  send(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply> {
+    return postReply(this.clients.for(workspace.credentials.botToken), reply);
   }
 
-  /** Reads the thread back for a message stamped with this reply's key. Throws when the thread cannot be read. */
-  async findReply(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
-    const { conversation } = reply.event;
-    const pages = this.clients.for(workspace.credentials.botToken).paginate("conversations.replies", {
-      channel: conversation.id,
-      ts: conversation.threadId ?? conversation.replyToId,
-      include_all_metadata: true,
-      limit: 200,
-    });
-    for await (const page of pages) {
-      const ts = findStampedReply(page, reply.replyKey);
-      if (ts) return { messageId: ts };
-    }
-    return undefined;
+  findReply(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
+    return findPostedReply(this.clients.for(workspace.credentials.botToken), reply);
   }
 
   /** auth.test: the bot user, bot and team behind the token. The app itself is each event's api_app_id. */

@@ -1,4 +1,4 @@
 export { SlackAdapter, type SlackAdapterOptions } from "./adapter.ts";
 export { type SlackCredentials, slackCredentialsSchema } from "./credentials.ts";
 export { slackPlatform } from "./platform.ts";
-export { verifySlackSignature } from "./verify.ts";
+export { verifyDelivery } from "./verify.ts";

@@ -27,7 +27,7 @@ const userSubtypes = new Set(["file_share", "thread_broadcast"]);
  * Turns a verified Events API delivery into a ChatEvent, a handshake answer or nothing (README.md, "Policy").
  * The bot's identity comes from `workspace.identity` (auth.test at connect); the app is the envelope's api_app_id.
  */
-export function normalizeSlackDelivery(
+export function normalizeDelivery(
   request: InboundRequest,
   workspace: Workspace,
   receivedAt: number,

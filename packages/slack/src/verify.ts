@@ -9,7 +9,7 @@ const windowSeconds = 300;
  * compared in constant time, with the timestamp inside the window around `now` (epoch ms). Throws
  * VerificationError; its message never carries the secret or the expected signature.
  */
-export function verifySlackSignature(
+export function verifyDelivery(
   request: Pick<InboundRequest, "rawBody" | "headers">,
   signingSecret: string,
   now: number,

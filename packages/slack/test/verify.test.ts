@@ -1,7 +1,7 @@
 import { VerificationError } from "@resident/core";
 import { signSlackRequest } from "@resident/testkit/slack";
 import { describe, expect, it } from "vitest";
-import { verifySlackSignature } from "../src/index.ts";
+import { verifyDelivery } from "../src/index.ts";
 import { fixtureBytes, signingSecret } from "./harness.ts";
 
 // Slack's published test vector (api.slack.com/authentication/verifying-requests-from-slack).
@@ -25,25 +25,25 @@ function rejection(run: () => void): VerificationError {
   throw new Error("expected a VerificationError");
 }
 
-describe("verifySlackSignature", () => {
+describe("verifyDelivery", () => {
   it("accepts Slack's own test vector", () => {
-    expect(() => verifySlackSignature(vector, signingSecret, at(timestamp))).not.toThrow();
+    expect(() => verifyDelivery(vector, signingSecret, at(timestamp))).not.toThrow();
   });
 
   it("accepts anywhere inside the 5-minute window, either side of our clock", () => {
-    expect(() => verifySlackSignature(vector, signingSecret, at(timestamp + 300))).not.toThrow();
-    expect(() => verifySlackSignature(vector, signingSecret, at(timestamp - 300))).not.toThrow();
+    expect(() => verifyDelivery(vector, signingSecret, at(timestamp + 300))).not.toThrow();
+    expect(() => verifyDelivery(vector, signingSecret, at(timestamp - 300))).not.toThrow();
   });
 
   it("rejects a stale timestamp and one from the future", () => {
-    expect(rejection(() => verifySlackSignature(vector, signingSecret, at(timestamp + 301))).message).toMatch(/window/);
-    expect(rejection(() => verifySlackSignature(vector, signingSecret, at(timestamp - 301))).message).toMatch(/window/);
+    expect(rejection(() => verifyDelivery(vector, signingSecret, at(timestamp + 301))).message).toMatch(/window/);
+    expect(rejection(() => verifyDelivery(vector, signingSecret, at(timestamp - 301))).message).toMatch(/window/);
   });
 
   it("rejects a tampered body and a wrong secret", () => {
     const tampered = { ...vector, rawBody: Buffer.from(vector.rawBody.toString().replace("roadrunner", "coyote")) };
-    expect(rejection(() => verifySlackSignature(tampered, signingSecret, at(timestamp))).message).toMatch(/match/);
-    rejection(() => verifySlackSignature(vector, "0".repeat(32), at(timestamp)));
+    expect(rejection(() => verifyDelivery(tampered, signingSecret, at(timestamp))).message).toMatch(/match/);
+    rejection(() => verifyDelivery(vector, "0".repeat(32), at(timestamp)));
   });
 
   it("rejects missing, repeated or malformed headers", () => {
@@ -56,24 +56,24 @@ describe("verifySlackSignature", () => {
       headers: { ...vector.headers, [name]: value },
     });
     const now = at(timestamp);
-    expect(rejection(() => verifySlackSignature(without("x-slack-signature"), signingSecret, now)).message).toMatch(
+    expect(rejection(() => verifyDelivery(without("x-slack-signature"), signingSecret, now)).message).toMatch(
       /missing X-Slack-Signature/,
     );
-    expect(
-      rejection(() => verifySlackSignature(without("x-slack-request-timestamp"), signingSecret, now)).message,
-    ).toMatch(/X-Slack-Request-Timestamp/);
-    rejection(() => verifySlackSignature(withHeader("x-slack-request-timestamp", "soon"), signingSecret, now));
-    rejection(() => verifySlackSignature(withHeader("x-slack-signature", "v0=abc"), signingSecret, now));
-    rejection(() => verifySlackSignature(withHeader("x-slack-signature", "v1=a2114d57b48e"), signingSecret, now));
+    expect(rejection(() => verifyDelivery(without("x-slack-request-timestamp"), signingSecret, now)).message).toMatch(
+      /X-Slack-Request-Timestamp/,
+    );
+    rejection(() => verifyDelivery(withHeader("x-slack-request-timestamp", "soon"), signingSecret, now));
+    rejection(() => verifyDelivery(withHeader("x-slack-signature", "v0=abc"), signingSecret, now));
+    rejection(() => verifyDelivery(withHeader("x-slack-signature", "v1=a2114d57b48e"), signingSecret, now));
     const repeated = [vector.headers["x-slack-signature"], vector.headers["x-slack-signature"]];
-    rejection(() => verifySlackSignature(withHeader("x-slack-signature", repeated), signingSecret, now));
+    rejection(() => verifyDelivery(withHeader("x-slack-signature", repeated), signingSecret, now));
   });
 
   it("never puts the secret or the expected signature in its message", () => {
     const tampered = { ...vector, rawBody: Buffer.from("token=forged") };
     const messages = [
-      rejection(() => verifySlackSignature(tampered, signingSecret, at(timestamp))).message,
-      rejection(() => verifySlackSignature(vector, signingSecret, at(timestamp + 3600))).message,
+      rejection(() => verifyDelivery(tampered, signingSecret, at(timestamp))).message,
+      rejection(() => verifyDelivery(vector, signingSecret, at(timestamp + 3600))).message,
     ];
     for (const message of messages) {
       expect(message).not.toContain(signingSecret);
@@ -83,7 +83,7 @@ describe("verifySlackSignature", () => {
 
   it("accepts what the testkit signs and rejects it under another secret", () => {
     const signed = signSlackRequest({ signingSecret, body: { type: "event_callback" }, timestamp });
-    expect(() => verifySlackSignature(signed, signingSecret, at(timestamp))).not.toThrow();
-    rejection(() => verifySlackSignature(signed, "someOtherSecret0123456789", at(timestamp)));
+    expect(() => verifyDelivery(signed, signingSecret, at(timestamp))).not.toThrow();
+    rejection(() => verifyDelivery(signed, "someOtherSecret0123456789", at(timestamp)));
   });
 });

@@ -1,25 +1,23 @@
-import {
-  type BotIdentity,
-  type Inbound,
-  type InboundRequest,
-  type Logger,
-  type OutboundReply,
-  type PlatformAdapter,
-  type SentReply,
-  singleHeader,
-  VerificationError,
-  type Workspace,
+import type {
+  BotIdentity,
+  Inbound,
+  InboundRequest,
+  Logger,
+  OutboundReply,
+  PlatformAdapter,
+  SentReply,
+  Workspace,
 } from "@resident/core";
 import type { BotFrameworkAuthentication } from "botframework-connector";
 import { LRUCache } from "lru-cache";
 import { BotTokenClient } from "./bot-token.ts";
 import type { TeamsCredentials } from "./credentials.ts";
 import { microsoftEndpoints, type TeamsEndpoints } from "./endpoints.ts";
-import { normalizeActivity } from "./normalize.ts";
+import { normalizeDelivery } from "./normalize.ts";
 import { parseDelivery } from "./payload.ts";
 import { ReplySender } from "./send.ts";
 import { ThrottleBackoff } from "./throttle-backoff.ts";
-import { authenticateChannelRequest, channelAuthentication } from "./verify.ts";
+import { channelAuthentication, verifyDelivery } from "./verify.ts";
 
 export interface TeamsAdapterOptions {
   /** TEAMS_OPENID_METADATA_URL; absent: Microsoft's. */
@@ -60,17 +58,11 @@ export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
   }
 
   async verify(request: InboundRequest, workspace: Workspace<TeamsCredentials>, _now: number): Promise<void> {
-    const authorization = singleHeader(request.headers, "authorization")?.trim();
-    if (!authorization) throw new VerificationError("missing Authorization header");
-    const activity = parseDelivery(request.rawBody);
-    // botbuilder sends a channelId of "AseChannel" to a validator configured process-wide by whichever workspace
-    // was set up last, so nothing but Teams' own channel may reach it.
-    if (activity.channelId !== "msteams") throw new VerificationError(`not a Teams activity (${activity.channelId})`);
-    await authenticateChannelRequest(this.bot(workspace).auth, activity, authorization);
+    await verifyDelivery(request, this.bot(workspace).auth);
   }
 
   normalize(request: InboundRequest, workspace: Workspace<TeamsCredentials>, receivedAt: number): Inbound {
-    return normalizeActivity(parseDelivery(request.rawBody), workspace, receivedAt);
+    return normalizeDelivery(parseDelivery(request.rawBody), workspace, receivedAt);
   }
 
   send(reply: OutboundReply, workspace: Workspace<TeamsCredentials>): Promise<SentReply> {

@@ -8,7 +8,7 @@ import type { InboundActivity } from "./payload.ts";
 const ignore = (reason: string): Inbound => ({ kind: "ignore", reason });
 
 /** The activity-type policy (README, "What gets answered"). */
-export function normalizeActivity(
+export function normalizeDelivery(
   activity: InboundActivity,
   workspace: Workspace<TeamsCredentials>,
   receivedAt: number,

@@ -1,9 +1,6 @@
 import {
-  connectionErrorCode,
-  failedBeforeSending,
   type Logger,
   type OutboundReply,
-  OutcomeUnknownError,
   RateLimitedError,
   retryAfterMs,
   SendRejectedError,
@@ -13,10 +10,9 @@ import {
 import type { BotTokenClient } from "./bot-token.ts";
 import { conversationParts } from "./conversation-id.ts";
 import type { TeamsCredentials } from "./credentials.ts";
+import { isThrottled, toRefusalError, toTransportError } from "./errors.ts";
 import type { ThrottleBackoff } from "./throttle-backoff.ts";
 
-/** Microsoft asks bots to back off and retry these (rate-limit.md); the reply was not posted. */
-const throttled = new Set([429, 412, 502, 504]);
 /** A 2xx without an id in its body still posted the reply. */
 const postedWithoutId = "posted-without-id";
 
@@ -74,14 +70,11 @@ export class ReplySender {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      const code = connectionErrorCode(error);
-      if (failedBeforeSending(error)) {
-        throw new SendRejectedError(`could not reach Teams (${code})`, { cause: error });
+      const failure = toTransportError(error);
+      if (!(failure instanceof SendRejectedError)) {
+        this.logger?.warn({ workspaceId, err: error }, "Teams reply sent without an answer: not resent");
       }
-      this.logger?.warn({ workspaceId, err: error }, "Teams reply sent without an answer: not resent");
-      const timedOut = error instanceof Error && error.name === "TimeoutError";
-      const reason = timedOut ? "timed out" : (code ?? String(error));
-      throw new OutcomeUnknownError(`the reply was sent but Teams did not answer: ${reason}`, { cause: error });
+      throw failure;
     }
   }
 
@@ -97,16 +90,15 @@ export class ReplySender {
       return { messageId: typeof posted.id === "string" && posted.id ? posted.id : postedWithoutId };
     }
     const detail = (await response.text().catch(() => "")).slice(0, 300);
-    if (throttled.has(response.status)) {
+    if (isThrottled(response.status)) {
       const waitMs = retryAfterMs(response.headers.get("retry-after")) ?? this.backoff.next(throttleKey);
       this.logger?.debug({ workspaceId, status: response.status, waitMs }, "Teams throttled a reply");
       throw new RateLimitedError(waitMs, `Teams answered ${response.status}; retry after ${waitMs} ms`);
     }
     if (response.status >= 500) {
       this.logger?.warn({ workspaceId, status: response.status }, "Teams reply outcome unknown: not resent");
-      throw new OutcomeUnknownError(`Teams answered ${response.status} after the reply was sent: ${detail}`);
     }
     if (response.status === 401) tokens.invalidate();
-    throw new SendRejectedError(`Teams refused the reply: ${response.status} ${detail}`);
+    throw toRefusalError(response.status, detail);
   }
 }

@@ -1,9 +1,9 @@
-import { VerificationError } from "@resident/core";
+import { type InboundRequest, singleHeader, VerificationError } from "@resident/core";
 import { type Activity, CallerIdConstants, ConfigurationBotFrameworkAuthentication } from "botbuilder";
 import { AuthenticationConstants, AuthenticationError, type BotFrameworkAuthentication } from "botframework-connector";
 import type { TeamsCredentials } from "./credentials.ts";
 import { loginAuthority, type TeamsEndpoints } from "./endpoints.ts";
-import type { InboundActivity } from "./payload.ts";
+import { parseDelivery } from "./payload.ts";
 
 /**
  * botbuilder's own validation of channel→bot requests for one bot registration: issuer, audience (the app id),
@@ -32,14 +32,17 @@ export function channelAuthentication(
 }
 
 /**
- * Rejects with VerificationError when botbuilder refuses the token. When the signing keys cannot be loaded the
- * request is not known to be forged, so a plain error propagates (a 5xx the channel retries) instead of a 401.
+ * Rejects with VerificationError when the delivery has no token or botbuilder refuses it. When the signing keys
+ * cannot be loaded the request is not known to be forged, so a plain error propagates (a 5xx the channel retries)
+ * instead of a 401.
  */
-export async function authenticateChannelRequest(
-  auth: BotFrameworkAuthentication,
-  activity: InboundActivity,
-  authorization: string,
-): Promise<void> {
+export async function verifyDelivery(request: InboundRequest, auth: BotFrameworkAuthentication): Promise<void> {
+  const authorization = singleHeader(request.headers, "authorization")?.trim();
+  if (!authorization) throw new VerificationError("missing Authorization header");
+  const activity = parseDelivery(request.rawBody);
+  // botbuilder sends a channelId of "AseChannel" to a validator configured process-wide by whichever workspace
+  // was set up last, so nothing but Teams' own channel may reach it.
+  if (activity.channelId !== "msteams") throw new VerificationError(`not a Teams activity (${activity.channelId})`);
   try {
     // botbuilder reads the activity's channelId and serviceUrl; the parsed body is that activity.
     await auth.authenticateRequest(activity as unknown as Activity, authorization);

@@ -1,0 +1,39 @@
+import { type OutboundReply, OutcomeUnknownError, type SentReply } from "@resident/core";
+import type { WebClient } from "@slack/web-api";
+import { toSendError } from "./errors.ts";
+import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
+
+/** chat.postMessage into the thread, once, stamped with the reply key so it can be found again. */
+export async function postReply(client: WebClient, reply: OutboundReply): Promise<SentReply> {
+  const { conversation } = reply.event;
+  let ts: string | undefined;
+  try {
+    ({ ts } = await client.chat.postMessage({
+      channel: conversation.id,
+      thread_ts: conversation.threadId,
+      text: reply.text,
+      unfurl_links: false,
+      metadata: replyMetadata(reply),
+    }));
+  } catch (error) {
+    throw toSendError(error, "chat.postMessage");
+  }
+  if (!ts) throw new OutcomeUnknownError("Slack accepted chat.postMessage without a message ts");
+  return { messageId: ts };
+}
+
+/** Reads the thread back for a message stamped with this reply's key. Throws when the thread cannot be read. */
+export async function findPostedReply(client: WebClient, reply: OutboundReply): Promise<SentReply | undefined> {
+  const { conversation } = reply.event;
+  const pages = client.paginate("conversations.replies", {
+    channel: conversation.id,
+    ts: conversation.threadId ?? conversation.replyToId,
+    include_all_metadata: true,
+    limit: 200,
+  });
+  for await (const page of pages) {
+    const ts = findStampedReply(page, reply.replyKey);
+    if (ts) return { messageId: ts };
+  }
+  return undefined;
+}

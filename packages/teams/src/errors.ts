@@ -1,0 +1,23 @@
+import { connectionErrorCode, failedBeforeSending, OutcomeUnknownError, SendRejectedError } from "@resident/core";
+
+/** Microsoft asks bots to back off and retry these (rate-limit.md); the reply was not posted. */
+const throttledStatuses = new Set([429, 412, 502, 504]);
+
+export function isThrottled(status: number): boolean {
+  return throttledStatuses.has(status);
+}
+
+/** A post that threw before Teams answered: never sent (safe to retry), or sent without an answer (unknown). */
+export function toTransportError(error: unknown): Error {
+  const code = connectionErrorCode(error);
+  if (failedBeforeSending(error)) return new SendRejectedError(`could not reach Teams (${code})`, { cause: error });
+  const timedOut = error instanceof Error && error.name === "TimeoutError";
+  const reason = timedOut ? "timed out" : (code ?? String(error));
+  return new OutcomeUnknownError(`the reply was sent but Teams did not answer: ${reason}`, { cause: error });
+}
+
+/** A refusal that is not a throttle: a 5xx may have posted; anything else did not. */
+export function toRefusalError(status: number, detail: string): Error {
+  if (status >= 500) return new OutcomeUnknownError(`Teams answered ${status} after the reply was sent: ${detail}`);
+  return new SendRejectedError(`Teams refused the reply: ${status} ${detail}`);
+}
