@@ -1,0 +1,146 @@
+import { MemoryQueue, MemoryStore } from "@resident/store";
+import { describe, expect, it } from "vitest";
+import type { QueuedEvent } from "../src/chat-event.ts";
+import { StoreUnavailableError } from "../src/errors.ts";
+import { EventGate } from "../src/event-gate.ts";
+import { Ingest, type Lane } from "../src/ingest.ts";
+import type { ClaimStore } from "../src/ports/claim-store.ts";
+import type { JobQueue } from "../src/ports/job-queue.ts";
+import {
+  CountingTelemetry,
+  delivery,
+  directoryOf,
+  quietLogger,
+  UnitPlatform,
+  unreachableStore,
+  workspace,
+} from "./pipeline-support.ts";
+
+const leaseMs = 30_000;
+
+/** A queue that holds each enqueue until `release()`, or refuses the next ones. */
+class GatedQueue implements JobQueue<QueuedEvent> {
+  readonly inner = new MemoryQueue<QueuedEvent>();
+  failures = 0;
+  private gate?: Promise<void>;
+  private open?: () => void;
+
+  hold(): void {
+    this.gate = new Promise((resolve) => {
+      this.open = resolve;
+    });
+  }
+  release(): void {
+    this.open?.();
+    this.gate = undefined;
+  }
+  async enqueue(id: string, data: QueuedEvent): Promise<void> {
+    await this.gate;
+    if (this.failures > 0) {
+      this.failures--;
+      throw new StoreUnavailableError("queue down");
+    }
+    return this.inner.enqueue(id, data);
+  }
+  consume = this.inner.consume.bind(this.inner);
+  depth = () => this.inner.depth();
+}
+
+function setUp(options: { sharedStore?: ClaimStore; inFlightWaitMs?: number } = {}) {
+  const open = workspace("ws-open", { failMode: "open" });
+  const closed = workspace("ws-closed", { failMode: "closed" });
+  const telemetry = new CountingTelemetry();
+  const sharedQueue = new GatedQueue();
+  const localQueue = new MemoryQueue<QueuedEvent>();
+  const lane = (store: ClaimStore, queue: JobQueue<QueuedEvent>): Lane => ({
+    gate: new EventGate(store, "instance-1", leaseMs),
+    queue,
+  });
+  const ingest = new Ingest({
+    directory: directoryOf(open, closed),
+    adapters: new Map([["unit", new UnitPlatform()]]),
+    shared: lane(options.sharedStore ?? new MemoryStore(), sharedQueue),
+    local: lane(new MemoryStore(), localQueue),
+    telemetry,
+    logger: quietLogger,
+    inFlightWaitMs: options.inFlightWaitMs,
+  });
+  return { ingest, telemetry, sharedQueue, localQueue };
+}
+
+describe("Ingest", () => {
+  it("queues a delivery once: its redelivery is acknowledged as a duplicate", async () => {
+    const { ingest, sharedQueue, telemetry } = setUp();
+    const first = await ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    const again = await ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    expect(first).toEqual({ status: 200, body: { ok: true } });
+    expect(again).toEqual({ status: 200, body: { ok: true, duplicate: true } });
+    expect(await sharedQueue.depth()).toBe(1);
+    expect(telemetry.counts).toMatchObject({ deliveryReceived: 2, eventDuplicate: 1, acked: 2 });
+  });
+
+  it("answers 401, 400 and 404 and queues nothing", async () => {
+    const { ingest, sharedQueue } = setUp();
+    expect((await ingest.handle("unit", "ws-closed", delivery("e1", "m1", { signed: false }))).status).toBe(401);
+    expect((await ingest.handle("unit", "ws-closed", delivery("e1", "m1", { body: "{nope" }))).status).toBe(400);
+    expect((await ingest.handle("unit", "ws-unknown", delivery("e1", "m1"))).status).toBe(404);
+    expect((await ingest.handle("other", "ws-closed", delivery("e1", "m1"))).status).toBe(404);
+    expect(await sharedQueue.depth()).toBe(0);
+  });
+
+  it("fails closed while the shared store is unreachable: 503 with Retry-After, nothing queued anywhere", async () => {
+    const { ingest, sharedQueue, localQueue, telemetry } = setUp({ sharedStore: unreachableStore });
+    const response = await ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    expect(response).toMatchObject({ status: 503, headers: { "retry-after": "5" } });
+    expect(await sharedQueue.depth()).toBe(0);
+    expect(await localQueue.depth()).toBe(0);
+    expect(telemetry.counts.failOpenPass).toBeUndefined();
+  });
+
+  it("fails open while the shared store is unreachable: queued on the local lane, deduplicated there", async () => {
+    const { ingest, sharedQueue, localQueue, telemetry } = setUp({ sharedStore: unreachableStore });
+    expect((await ingest.handle("unit", "ws-open", delivery("e1", "m1"))).status).toBe(200);
+    expect(await ingest.handle("unit", "ws-open", delivery("e1", "m1"))).toMatchObject({
+      body: { duplicate: true },
+    });
+    expect(await localQueue.depth()).toBe(1);
+    expect(await sharedQueue.depth()).toBe(0);
+    expect(telemetry.counts.failOpenPass).toBe(2);
+  });
+
+  it("acknowledges a concurrent copy only once the first is queued", async () => {
+    const { ingest, sharedQueue } = setUp({ inFlightWaitMs: 5_000 });
+    sharedQueue.hold();
+    const first = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    const copy = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    let copyAnswered = false;
+    void copy.then(() => {
+      copyAnswered = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(copyAnswered).toBe(false);
+    sharedQueue.release();
+    expect((await first).status).toBe(200);
+    expect(await copy).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(await sharedQueue.depth()).toBe(1);
+  });
+
+  it("asks a copy to retry when the first is still not queued after the in-flight wait", async () => {
+    const { ingest, sharedQueue } = setUp({ inFlightWaitMs: 50 });
+    sharedQueue.hold();
+    const first = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    const copy = await ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    expect(copy).toMatchObject({ status: 503, headers: { "retry-after": "5" } });
+    sharedQueue.release();
+    expect((await first).status).toBe(200);
+  });
+
+  it("gives the claim back when the enqueue fails, so the platform's retry is queued", async () => {
+    const { ingest, sharedQueue } = setUp();
+    sharedQueue.failures = 1;
+    expect((await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).status).toBe(503);
+    expect(await sharedQueue.depth()).toBe(0);
+    expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toEqual({ status: 200, body: { ok: true } });
+    expect(await sharedQueue.depth()).toBe(1);
+  });
+});
