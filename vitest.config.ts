@@ -2,6 +2,13 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 /** The system tests: whole deployments (Redis, PostgreSQL, nginx, several resident processes) per file. */
 const system = "apps/server/test/system/**/*.test.ts";
+/** Package tests that talk to a running service: Redis, or PostgreSQL (the tenants' second backend). */
+const packageServices = [
+  "packages/store/test/{bull-queue,failover-rate-limiter,outage,redis-*}.test.ts",
+  "packages/tenants/test/**/*.test.ts",
+];
+/** The server's test that needs nothing running: it reads the sources. */
+const serverUnit = "apps/server/test/platform-names.test.ts";
 
 export default defineConfig({
   test: {
@@ -10,11 +17,21 @@ export default defineConfig({
     pool: "forks",
     projects: [
       {
+        // Needs no service at all: `npx vitest run --project unit` passes on a machine with no Redis or PostgreSQL.
         extends: true,
         test: {
           name: "unit",
-          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, system],
+          include: ["packages/*/test/**/*.test.ts", "apps/admin/test/**/*.test.ts", serverUnit],
+          exclude: [...configDefaults.exclude, ...packageServices],
+        },
+      },
+      {
+        // The server in-process (on a PostgreSQL database, some with Chromium) and the package tests above.
+        extends: true,
+        test: {
+          name: "services",
+          include: [...packageServices, "apps/server/test/*.test.ts"],
+          exclude: [...configDefaults.exclude, serverUnit],
         },
       },
       {
