@@ -1,14 +1,17 @@
+# Build with every dependency, then keep only what runs: the compiled JavaScript, the console bundle and the
+# production dependencies. node is PID 1 (no npm in between), so SIGTERM reaches the service's graceful shutdown.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY . .
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+  && npm run build \
+  && rm -rf node_modules packages/*/node_modules apps/*/node_modules \
+  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
 FROM node:20-bookworm-slim
 WORKDIR /app
-COPY package.json package-lock.json ./
-COPY apps/server/package.json apps/server/
-COPY apps/admin/package.json apps/admin/
-COPY packages ./packages
-RUN npm ci --omit=dev --ignore-scripts
-COPY . .
-# The admin console's bundle, built now: the server runs as `node`, which may not write it at start-up.
-RUN npm run build -w @resident/admin
 ENV NODE_ENV=production PORT=3000
+COPY --from=build /app ./
 EXPOSE 3000
 USER node
-CMD ["npm", "start"]
+CMD ["node", "apps/server/dist/main.js"]

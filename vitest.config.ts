@@ -1,3 +1,4 @@
+import { defaultServerConditions } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /** The system tests: whole deployments (Redis, PostgreSQL, nginx, several resident processes) per file. */
@@ -10,7 +11,12 @@ const packageServices = [
 /** The server's test that needs nothing running: it reads the sources. */
 const serverUnit = "apps/server/test/platform-names.test.ts";
 
+/** Workspace packages are run from their TypeScript sources (their exports' "source" condition), never from a build. */
+const conditions = ["source", ...defaultServerConditions];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["source"] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

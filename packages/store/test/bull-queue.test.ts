@@ -125,7 +125,7 @@ describe("BullQueue", () => {
     await queue.enqueue("event:ws:orphan", { n: 42 });
 
     const script = fileURLToPath(new URL("./support/stalling-consumer.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, name], {
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script, server.url, name], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     const exited = once(child, "exit");

@@ -1,6 +1,6 @@
 /*
  * A worker process that takes jobs and never finishes them, so a test can SIGKILL it mid-job.
- * Usage: node --import tsx stalling-consumer.ts <redis url> <queue name>. Prints "started <job id>" per job.
+ * Usage: node --conditions=source --import tsx stalling-consumer.ts <redis url> <queue name>. Prints "started <job id>" per job.
  */
 import { BullQueue, connectRedis } from "../../src/index.ts";
 

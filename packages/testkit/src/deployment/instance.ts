@@ -1,15 +1,13 @@
-import { fileURLToPath } from "node:url";
-import { ManagedProcess } from "../processes/child.ts";
+import type { ManagedProcess } from "../processes/child.ts";
+import { spawnInstance } from "../processes/instance.ts";
 import { track, untrack } from "./leftovers.ts";
 import { parseMetrics, type Samples } from "./metrics.ts";
-
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
 export type Readiness = "healthz" | "readyz";
 
 /**
  * One resident process of a deployment, on a port of its own that it keeps across restarts (nginx's upstream list
- * names it). Like processes/instance.ts's startInstance, but restartable: the environment is kept, the port fixed.
+ * names it). Spawned by processes/instance.ts's spawnInstance, but restartable: the environment is kept, the port fixed.
  * Every run's output is kept, so a failing test can print what a killed incarnation said before it died.
  */
 export class DeployedInstance {
@@ -45,18 +43,7 @@ export class DeployedInstance {
   /** Spawns the process and waits until it answers `readiness` (readyz: Redis and the database reachable too). */
   async start(readiness: Readiness = "readyz", timeoutMs = 60_000): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
-    const child = ManagedProcess.spawn(this.name, process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        HOST: "127.0.0.1",
-        INSTANCE_ID: this.name,
-        LOG_LEVEL: "warn",
-        ...this.env,
-        PORT: String(this.port),
-      },
-    });
+    const child = spawnInstance(this.name, { ...this.env, PORT: String(this.port) });
     this.runs.push(child);
     track(child);
     await this.untilAnswering(child, readiness, timeoutMs);

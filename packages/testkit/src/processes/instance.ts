@@ -15,23 +15,42 @@ export interface RunningInstance {
 }
 
 /**
- * Starts one resident instance as its own process (`npm start`'s entry under tsx) and waits until it is ready.
- * `env` is the whole configuration; nothing is inherited but PATH and HOME.
+ * What an instance runs: its TypeScript sources under tsx (the tests, `npm run dev`), or the build, as `npm start`
+ * and the Docker image run it.
  */
-export async function startInstance(name: string, env: Record<string, string>): Promise<RunningInstance> {
-  const port = await freePort();
-  const child = ManagedProcess.spawn(name, process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
+export type InstanceEntry = "source" | "build";
+
+const entryArguments: Record<InstanceEntry, string[]> = {
+  source: ["--conditions=source", "--import", "tsx", "apps/server/src/main.ts"],
+  build: ["apps/server/dist/main.js"],
+};
+
+/**
+ * Spawns one resident process from the repository root: `env` is the whole configuration (PORT included), nothing
+ * is inherited but PATH and HOME. The one launcher of instances, for single ones and deployments alike.
+ */
+export function spawnInstance(name: string, env: Record<string, string>, entry: InstanceEntry = "source") {
+  return ManagedProcess.spawn(name, process.execPath, entryArguments[entry], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       HOST: "127.0.0.1",
-      PORT: String(port),
       INSTANCE_ID: name,
       LOG_LEVEL: "warn",
       ...env,
     },
   });
+}
+
+/** Starts one resident instance on a free port and waits until it answers /healthz. */
+export async function startInstance(
+  name: string,
+  env: Record<string, string>,
+  entry: InstanceEntry = "source",
+): Promise<RunningInstance> {
+  const port = await freePort();
+  const child = spawnInstance(name, { PORT: String(port), ...env }, entry);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(url, child);
   return { name, port, url, process: child, stop: () => child.stop(), kill: () => child.kill() };
