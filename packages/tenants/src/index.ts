@@ -16,5 +16,14 @@ export { loadSecretKey, type SecretKeySource } from "./secret-key.ts";
 export { tokenPrefix, tokenStart } from "./secret-token.ts";
 export type { SqlClient, SqlExecutor } from "./sql-client.ts";
 export { type TenantRecord, TenantRegistry } from "./tenant-registry.ts";
-export type { TenantInput, TenantPatch, WorkspaceInput, WorkspacePatch } from "./workspace-input.ts";
+export {
+  newWorkspaceSchema,
+  type TenantInput,
+  type TenantPatch,
+  tenantInputSchema,
+  tenantPatchSchema,
+  type WorkspaceInput,
+  type WorkspacePatch,
+  workspaceChangeSchema,
+} from "./workspace-input.ts";
 export type { WorkspaceRecord } from "./workspace-row.ts";

@@ -14,32 +14,42 @@ const name = plainText().trim().min(1).max(200);
 const credentials = credentialFields.refine((fields) => Object.keys(fields).length > 0, "must have at least one field");
 const identity = z.record(z.string(), plainText());
 
+/*
+ * The one schema of each admin input: the admin API validates its bodies with these, and the registry checks again
+ * with the same ones (plus the bot identity the server learnt from the platform, which no admin gives).
+ */
+
+/** A new tenant (POST /admin/api/tenants). */
 export const tenantInputSchema = z.object({ name }).strict();
 export const tenantPatchSchema = z
   .object({ name: name.optional(), adminsMayIssueTokens: z.boolean().optional() })
   .strict();
 
-/** A new workspace, of one of the platforms the service serves (their descriptors' ids). */
-export const workspaceInputSchema = (platforms: readonly Platform[]) =>
+/** A new workspace as an admin gives it, of one of the platforms the service serves (their descriptors' ids). */
+export const newWorkspaceSchema = (platforms: readonly Platform[]) =>
   z
     .object({
       platform: z.enum(platforms),
       name,
       credentials,
       settings: workspaceSettingsSchema.default({}),
-      identity: identity.default({}),
     })
     .strict();
 
-export const workspacePatchSchema = z
+/** A change to a workspace as an admin gives it (PATCH). */
+export const workspaceChangeSchema = z
   .object({
     name: name.optional(),
     credentials: credentials.optional(),
     /** Merged into the stored settings; see mergeSettings. */
     settings: z.record(z.string(), z.unknown()).optional(),
-    identity: identity.optional(),
   })
   .strict();
+
+export const workspaceInputSchema = (platforms: readonly Platform[]) =>
+  newWorkspaceSchema(platforms).extend({ identity: identity.default({}) });
+
+export const workspacePatchSchema = workspaceChangeSchema.extend({ identity: identity.optional() });
 
 export type TenantInput = z.input<typeof tenantInputSchema>;
 export type TenantPatch = z.input<typeof tenantPatchSchema>;

@@ -1,11 +1,11 @@
-import { plainText, type StatsStore, type TenantDirectory } from "@resident/core";
+import type { StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
-import type { AdminTokens, TenantPatch, TenantRegistry } from "@resident/tenants";
-import type { FastifyPluginAsync } from "fastify";
+import { type AdminTokens, type TenantRegistry, tenantInputSchema, tenantPatchSchema } from "@resident/tenants";
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { PlatformSet } from "../platform-set.ts";
 import { answerAdminError } from "./admin/errors.ts";
-import { type TenantParams, tenantParams } from "./admin/params.ts";
+import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
 import { tokenRoutes } from "./admin/token-routes.ts";
 import { workspaceRoutes } from "./admin/workspace-routes.ts";
@@ -27,7 +27,6 @@ export interface AdminApiOptions {
 }
 
 /** `…/audit?before=<id>&limit=<n>`: a page of entries older than the entry `before`; the registry checks the values. */
-const tenantPatch = z.object({ name: plainText().optional(), adminsMayIssueTokens: z.boolean().optional() });
 const auditQuery = z.object({ before: z.string().optional(), limit: z.coerce.number().optional() });
 
 /**
@@ -36,7 +35,7 @@ const auditQuery = z.object({ before: z.string().optional(), limit: z.coerce.num
  * token decides who is calling. Everything under `/tenants/:tenantId` lives in one scope whose hook tells a tenant
  * admin that another tenant does not exist (404, not 403: no existence leaks); the registry checks again.
  */
-export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options) => {
+export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, options) => {
   const { registry, tokens, platforms, directory, stats, publicUrl } = options;
   useZodValidation(app);
   await useAdminAuth(app, {
@@ -63,37 +62,39 @@ export const adminApi: FastifyPluginAsync<AdminApiOptions> = async (app, options
     platforms.descriptors.map(({ id, defaultFailMode, guide }) => ({ platform: id, defaultFailMode, ...guide })),
   );
 
-  app.post("/tenants", { schema: { body: z.object({ name: plainText() }) } }, async (request, reply) => {
-    const tenant = await registry.createTenant(request.principal, request.body as { name: string });
+  app.post("/tenants", { schema: { body: tenantInputSchema } }, async (request, reply) => {
+    const tenant = await registry.createTenant(request.principal, request.body);
     return reply.code(201).send(tenant);
   });
 
   app.get("/tenants", async (request) => registry.listTenants(request.principal));
 
   await app.register(
-    async (tenant) => {
-      tenant.addHook("preHandler", async (request, reply) => {
+    async (scope) => {
+      const tenant = scope.withTypeProvider<ZodTypeProvider>();
+      // Before validation: another tenant's paths are 404 whatever the body, so no answer tells them apart.
+      tenant.addHook("preValidation", async (request, reply) => {
         const { principal } = request;
-        const { tenantId } = request.params as TenantParams;
-        if (principal.role === "tenant" && principal.tenantId !== tenantId) {
+        const params = tenantParams.safeParse(request.params);
+        if (principal.role === "tenant" && (!params.success || principal.tenantId !== params.data.tenantId)) {
           return reply.code(404).send({ error: "not found" });
         }
       });
 
       tenant.get("/", { schema: { params: tenantParams } }, async (request, reply) => {
-        const { tenantId } = request.params as TenantParams;
+        const { tenantId } = request.params;
         return (await registry.getTenant(request.principal, tenantId)) ?? reply.code(404).send({ error: "not found" });
       });
 
-      tenant.patch("/", { schema: { params: tenantParams, body: tenantPatch } }, async (request, reply) => {
-        const { tenantId } = request.params as TenantParams;
-        const updated = await registry.updateTenant(request.principal, tenantId, request.body as TenantPatch);
+      tenant.patch("/", { schema: { params: tenantParams, body: tenantPatchSchema } }, async (request, reply) => {
+        const { tenantId } = request.params;
+        const updated = await registry.updateTenant(request.principal, tenantId, request.body);
         return updated ?? reply.code(404).send({ error: "not found" });
       });
 
       tenant.get("/audit", { schema: { params: tenantParams, querystring: auditQuery } }, async (request) => {
-        const { tenantId } = request.params as TenantParams;
-        const { before, limit } = request.query as z.infer<typeof auditQuery>;
+        const { tenantId } = request.params;
+        const { before, limit } = request.query;
         return registry.listAudit(request.principal, { tenantId, before, limit });
       });
 

@@ -7,9 +7,9 @@ import {
   type WorkspaceActivity,
 } from "@resident/core";
 import type { TenantRegistry } from "@resident/tenants";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { type TenantParams, tenantParams, type WorkspaceParams, workspaceParams } from "./params.ts";
+import { tenantParams, workspaceParams } from "./params.ts";
 
 export interface StatsRoutesOptions {
   registry: TenantRegistry;
@@ -19,9 +19,9 @@ export interface StatsRoutesOptions {
 const seriesQuery = z.object({ range: z.enum(statRanges).default("hour") });
 
 /** The cluster-wide counters of a tenant's workspaces, their latest activity, and each one's series. */
-export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, { registry, stats }) => {
+export const statsRoutes: FastifyPluginAsyncZod<StatsRoutesOptions> = async (app, { registry, stats }) => {
   app.get("/stats", { schema: { params: tenantParams } }, async (request, reply) => {
-    const { tenantId } = request.params as TenantParams;
+    const { tenantId } = request.params;
     if (!(await registry.getTenant(request.principal, tenantId))) return reply.code(404).send({ error: "not found" });
     const [workspaces, activity] = await Promise.all([stats.read(tenantId), stats.activity(tenantId)]);
     const totals = emptyCounts();
@@ -35,8 +35,8 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
     "/workspaces/:workspaceId/series",
     { schema: { params: workspaceParams, querystring: seriesQuery } },
     async (request, reply) => {
-      const { tenantId, workspaceId } = request.params as WorkspaceParams;
-      const { range } = request.query as z.infer<typeof seriesQuery>;
+      const { tenantId, workspaceId } = request.params;
+      const { range } = request.query;
       if (!(await registry.getWorkspace(request.principal, tenantId, workspaceId))) {
         return reply.code(404).send({ error: "not found" });
       }

@@ -1,17 +1,15 @@
+import { issueLines, type Platform, type TenantDirectory } from "@resident/core";
 import {
-  credentialFields,
-  issueLines,
-  type Platform,
-  plainText,
-  type TenantDirectory,
-  workspaceSettingsSchema,
-} from "@resident/core";
-import { InvalidInputError, type TenantRegistry, type WorkspaceRecord } from "@resident/tenants";
-import type { FastifyPluginAsync } from "fastify";
-import { z } from "zod";
+  InvalidInputError,
+  newWorkspaceSchema,
+  type TenantRegistry,
+  type WorkspaceRecord,
+  workspaceChangeSchema,
+} from "@resident/tenants";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { PlatformSet } from "../../platform-set.ts";
 import { CredentialsRejectedError, connectFailure } from "./errors.ts";
-import { type TenantParams, tenantParams, type WorkspaceParams, workspaceParams } from "./params.ts";
+import { tenantParams, workspaceParams } from "./params.ts";
 
 export interface WorkspaceRoutesOptions {
   registry: TenantRegistry;
@@ -21,26 +19,11 @@ export interface WorkspaceRoutesOptions {
   publicUrl: string;
 }
 
-const createBody = (platforms: readonly Platform[]) =>
-  z.object({
-    platform: z.enum(platforms),
-    name: plainText(),
-    credentials: credentialFields,
-    settings: workspaceSettingsSchema.optional(),
-  });
-const patchBody = z
-  .object({
-    name: plainText().optional(),
-    credentials: credentialFields.optional(),
-    settings: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
-
 /** `…/workspaces`: credentials go in, are checked with the platform, and never come out. */
-export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async (app, options) => {
+export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRoutesOptions> = async (app, options) => {
   const { registry, platforms, directory, publicUrl } = options;
   const { adapters } = platforms;
-  const create = createBody(platforms.ids);
+  const create = newWorkspaceSchema(platforms.ids);
   const view = (record: WorkspaceRecord) => {
     const path = platforms.webhookPath(record.platform, record.id);
     return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}` };
@@ -64,13 +47,13 @@ export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async
   };
 
   app.get("/", { schema: { params: tenantParams } }, async (request) => {
-    const { tenantId } = request.params as TenantParams;
+    const { tenantId } = request.params;
     return (await registry.listWorkspaces(request.principal, tenantId)).map(view);
   });
 
   app.post("/", { schema: { params: tenantParams, body: create } }, async (request, reply) => {
-    const { tenantId } = request.params as TenantParams;
-    const body = request.body as z.infer<typeof create>;
+    const { tenantId } = request.params;
+    const { body } = request;
     if (!(await registry.getTenant(request.principal, tenantId))) return reply.code(404).send(notFound);
     const checked = await connect(body.platform, body.credentials);
     const record = await registry.createWorkspace(request.principal, tenantId, { ...body, ...checked });
@@ -78,30 +61,34 @@ export const workspaceRoutes: FastifyPluginAsync<WorkspaceRoutesOptions> = async
   });
 
   app.get("/:workspaceId", { schema: { params: workspaceParams } }, async (request, reply) => {
-    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const { tenantId, workspaceId } = request.params;
     const record = await registry.getWorkspace(request.principal, tenantId, workspaceId);
     return record ? view(record) : reply.code(404).send(notFound);
   });
 
-  app.patch("/:workspaceId", { schema: { params: workspaceParams, body: patchBody } }, async (request, reply) => {
-    const { tenantId, workspaceId } = request.params as WorkspaceParams;
-    const patch = request.body as z.infer<typeof patchBody>;
-    const current = await registry.getWorkspace(request.principal, tenantId, workspaceId);
-    if (!current) return reply.code(404).send(notFound);
-    const checked = patch.credentials ? await connect(current.platform, patch.credentials) : {};
-    const record = await registry.updateWorkspace(request.principal, tenantId, workspaceId, { ...patch, ...checked });
-    return record ? view(record) : reply.code(404).send(notFound);
-  });
+  app.patch(
+    "/:workspaceId",
+    { schema: { params: workspaceParams, body: workspaceChangeSchema } },
+    async (request, reply) => {
+      const { tenantId, workspaceId } = request.params;
+      const patch = request.body;
+      const current = await registry.getWorkspace(request.principal, tenantId, workspaceId);
+      if (!current) return reply.code(404).send(notFound);
+      const checked = patch.credentials ? await connect(current.platform, patch.credentials) : {};
+      const record = await registry.updateWorkspace(request.principal, tenantId, workspaceId, { ...patch, ...checked });
+      return record ? view(record) : reply.code(404).send(notFound);
+    },
+  );
 
   app.delete("/:workspaceId", { schema: { params: workspaceParams } }, async (request, reply) => {
-    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const { tenantId, workspaceId } = request.params;
     const deleted = await registry.deleteWorkspace(request.principal, tenantId, workspaceId);
     return deleted ? reply.code(204).send() : reply.code(404).send(notFound);
   });
 
   /** Runs the platform's connection check with the stored credentials: the platform's own answer, never a secret. */
   app.post("/:workspaceId/test-connection", { schema: { params: workspaceParams } }, async (request, reply) => {
-    const { tenantId, workspaceId } = request.params as WorkspaceParams;
+    const { tenantId, workspaceId } = request.params;
     const record = await registry.getWorkspace(request.principal, tenantId, workspaceId);
     const adapter = record && adapters.get(record.platform);
     const workspace = adapter && (await directory.workspace(workspaceId));
