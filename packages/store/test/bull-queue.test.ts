@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import type { Consumer } from "@resident/core";
+import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RedisServer } from "../../testkit/src/processes/redis.ts";
 import { BullQueue, type BullQueueOptions, connectRedis, type RedisClient } from "../src/index.ts";
 
 interface Seen {

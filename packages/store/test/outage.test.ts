@@ -1,7 +1,6 @@
 import { StoreUnavailableError } from "@resident/core";
+import { freePort, RedisServer } from "@resident/testkit/processes";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { freePort } from "../../testkit/src/processes/free-port.ts";
-import { RedisServer } from "../../testkit/src/processes/redis.ts";
 import {
   BullQueue,
   connectRedis,

@@ -1,5 +1,5 @@
+import { RedisCluster } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RedisCluster } from "../../testkit/src/processes/redis.ts";
 import { BullQueue, connectRedis, type RedisClient } from "../src/index.ts";
 import { redisBackend } from "./support/redis-backend.ts";
 import { storeContract } from "./support/store-contract.ts";

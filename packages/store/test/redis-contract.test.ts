@@ -1,4 +1,4 @@
-import { RedisServer } from "../../testkit/src/processes/redis.ts";
+import { RedisServer } from "@resident/testkit/processes";
 import { redisBackend } from "./support/redis-backend.ts";
 import { storeContract } from "./support/store-contract.ts";
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RedisServer } from "../../testkit/src/processes/redis.ts";
 import { connectRedis, type RedisClient, RedisRateLimiter, RedisStore } from "../src/index.ts";
 
 /** What the Redis store leaves in Redis: the documented key layout and value encoding, and a TTL on every key. */
