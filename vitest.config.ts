@@ -11,8 +11,12 @@ const packageServices = [
 /** The server's test that needs nothing running: it reads the sources. */
 const serverUnit = "apps/server/test/platform-names.test.ts";
 
-/** Workspace packages are run from their TypeScript sources (their exports' "source" condition), never from a build. */
-const conditions = ["source", ...defaultServerConditions];
+/**
+ * Workspace packages are run from their TypeScript sources (their exports' "source" condition), never from a build.
+ * Vite's "module" condition is left out: it picks bundler-only entries (@opentelemetry/api's extensionless ESM) that
+ * Node cannot load once the dependency is externalized.
+ */
+const conditions = ["source", ...defaultServerConditions.filter((condition) => condition !== "module")];
 
 export default defineConfig({
   resolve: { conditions },
