@@ -2,28 +2,59 @@ import { LeaseLostError } from "./errors.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 
 export interface HeldLease {
-  /** Aborted when the lease could not be renewed: whoever holds the signal must stop before committing. */
+  /** Aborted when the lease is lost, or may lapse unseen: whoever holds the signal must stop before committing. */
   readonly signal: AbortSignal;
   stop(): void;
 }
 
+export interface HoldOptions {
+  now?: () => number;
+}
+
 /**
  * Renews a claim's lease every third of its length while work runs. A renewal that finds the claim gone aborts
- * the signal; a renewal that cannot reach the store is tried again next tick, since the lease has time left.
+ * the signal. A renewal that cannot reach the store is tried again next tick — but the holder does not wait for
+ * the store to answer: by its own clock, the lease runs from the moment its last successful renewal was *sent*
+ * (the store counts it from later, when it arrives), and the signal is aborted a sixth of a lease before that
+ * runs out. So a holder cut off from its store stops before anyone else can take the claim over.
  */
-export function holdLease(store: ClaimStore, key: string, token: string, leaseMs: number): HeldLease {
+export function holdLease(
+  store: ClaimStore,
+  key: string,
+  token: string,
+  leaseMs: number,
+  options: HoldOptions = {},
+): HeldLease {
+  const now = options.now ?? (() => performance.now());
   const controller = new AbortController();
-  const timer = setInterval(() => {
+  const lose = (why: string) => {
+    if (!controller.signal.aborted) controller.abort(new LeaseLostError(`lease on ${key} ${why}`));
+  };
+  let heldFrom = now();
+  const renew = () => {
+    const sentAt = now();
     store.extend(key, token, leaseMs).then(
       (held) => {
-        if (!held) controller.abort(new LeaseLostError(`lease on ${key} was lost`));
+        if (held) heldFrom = Math.max(heldFrom, sentAt);
+        else lose("was lost");
       },
       () => {},
     );
-  }, leaseMs / 3);
-  timer.unref();
+  };
+  const renewer = setInterval(renew, leaseMs / 3);
+  const watchdog = setInterval(
+    () => {
+      if (now() - heldFrom >= (leaseMs * 5) / 6) lose("could not be renewed in time; it may lapse");
+    },
+    Math.max(10, leaseMs / 12),
+  );
+  renewer.unref();
+  watchdog.unref();
   return {
     signal: controller.signal,
-    stop: () => clearInterval(timer),
+    stop: () => {
+      clearInterval(renewer);
+      clearInterval(watchdog);
+    },
   };
 }

@@ -30,7 +30,8 @@ type ReadBack = SentReply | "absent" | "unreadable";
 /**
  * Sends one reply at most once per attempt. A 429 posted nothing, so it is waited out (with jitter) and retried.
  * A timeout or 5xx may have posted, so the platform is read back first; where it cannot be read back, nothing is
- * resent. Throws only when the message was certainly not posted.
+ * resent. Throws OutcomeUnknownError when it may have posted but could not read back before its lease ran out;
+ * anything else it throws means the message was certainly not posted.
  */
 export class OutboundSender {
   constructor(
@@ -80,7 +81,11 @@ export class OutboundSender {
     cause: OutcomeUnknownError,
   ): Promise<Delivery> {
     if (!adapter.findReply) return { status: "unknown" };
-    await sleep(this.options.reconcileDelayMs, undefined, { signal });
+    // Cut short (the lease is lost), the outcome stays unknown: the caller must leave the sending mark, so that
+    // whoever takes the claim next reads the platform back before posting.
+    await sleep(this.options.reconcileDelayMs, undefined, { signal }).catch(() => {
+      throw cause;
+    });
     const found = await this.readBack(adapter, workspace, reply);
     if (found === "unreadable") return { status: "unknown" };
     if (found !== "absent") return { status: "sent", messageId: found.messageId };

@@ -1,6 +1,6 @@
 import { SpanKind } from "@opentelemetry/api";
 import type { Platform, QueuedEvent } from "./chat-event.ts";
-import { ReplyLeaseHeldError } from "./errors.ts";
+import { OutcomeUnknownError, ReplyLeaseHeldError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
 import { conversationKey, replyKey } from "./keys.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
@@ -31,7 +31,7 @@ const commitAttempts = 3;
 
 /**
  * The answering half of the pipeline, run by any instance for any queued event: claim the reply, ask the agent,
- * send once, commit. A thrown error means nothing was posted and the queue will retry the job.
+ * send once, commit. A thrown error hands the job back to the queue for a retry.
  */
 export class ReplyWorker {
   constructor(private readonly deps: ReplyWorkerDeps) {}
@@ -129,8 +129,10 @@ export class ReplyWorker {
         { err: error, workspaceId: ws.workspaceId, stage },
         "answer failed; the job will be retried",
       );
-      // Whatever threw, nothing was posted: the sender only throws when a post certainly did not happen.
-      if (sending?.first) await ledger.endSend(event, sending.token).catch(() => {});
+      // Only an unknown outcome may have posted; every other error means nothing was. Its mark stays, so the next
+      // attempt reads the platform back instead of posting again.
+      const mayHavePosted = error instanceof OutcomeUnknownError;
+      if (sending?.first && !mayHavePosted) await ledger.endSend(event, sending.token).catch(() => {});
       await ledger.release(event, token).catch(() => {});
       throw error;
     }
