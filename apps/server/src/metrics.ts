@@ -59,9 +59,15 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
       labelNames: ["platform", "stage"],
       registers,
     }),
+    standby: new Counter({
+      name: "resident_standby_passes_total",
+      help: "Deliveries taken in through the PostgreSQL lane because Redis was unreachable (or its claim stuck)",
+      labelNames: ["platform"],
+      registers,
+    }),
     failOpen: new Counter({
       name: "resident_fail_open_passes_total",
-      help: "Deliveries processed without the shared store because their workspace fails open",
+      help: "Deliveries processed without either shared store (Redis, PostgreSQL) because their workspace fails open",
       labelNames: ["platform"],
       registers,
     }),

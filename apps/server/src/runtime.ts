@@ -11,7 +11,7 @@ import {
   ReplyLedger,
   ReplyWorker,
 } from "@resident/core";
-import { MemoryQueue, MemoryStore } from "@resident/store";
+import { ensureLaneSchema, MemoryQueue, MemoryStore, PgClaimStore, PgQueue } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -29,7 +29,7 @@ export interface Runtime {
   platforms: PlatformSet;
   ingest: Ingest;
   metrics: Metrics;
-  /** Starts consuming jobs: the shared queue unless ROLE=web, and always the local fail-open lane. */
+  /** Starts consuming jobs: the shared queues unless ROLE=web, and always the local fail-open lane. */
   startWorkers(): void;
   /** Stops consuming (waiting for jobs in hand), flushes stats, closes stores. */
   close(): Promise<void>;
@@ -57,13 +57,26 @@ export async function createRuntime(
     platforms: platforms.ids,
     defaultFailModes: Object.fromEntries(descriptors.map((d) => [d.id, d.defaultFailMode])),
   });
-  const metrics = createMetrics({ depth: () => shared.queue.depth(), pingStore: () => shared.ping() });
+  // With Redis, PostgreSQL is the second shared lane and the record of every reply (packages/core/README.md).
+  const standby = config.redisUrl ? await standbyLane(tenants, config, logger) : undefined;
+  const ledgerClaims = standby?.claims ?? shared.claims;
+  const metrics = createMetrics({
+    depth: async () => {
+      const depths = await Promise.all([shared.queue.depth(), standby?.queue.depth() ?? 0]);
+      return depths.reduce((sum, depth) => sum + depth, 0);
+    },
+    pingStore: () => shared.ping(),
+  });
   const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
   const agent = createAgent({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, logger });
 
   const localStore = new MemoryStore({ maxClaims: localDedupeKeys });
-  const lanes: Record<"shared" | "local", Lane> = {
+  const lanes: { shared: Lane; standby?: Lane; local: Lane } = {
     shared: { gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs), queue: shared.queue },
+    standby: standby && {
+      gate: new EventGate(standby.claims, config.instanceId, config.claimLeaseMs),
+      queue: standby.queue,
+    },
     local: {
       gate: new EventGate(localStore, config.instanceId, config.claimLeaseMs),
       queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
@@ -91,15 +104,39 @@ export async function createRuntime(
     ingest,
     metrics,
     startWorkers() {
-      if (config.role !== "web") consumers.push(shared.queue.consume(worker(shared.claims, shared.memory).handle));
+      if (config.role !== "web") {
+        for (const queue of [shared.queue, standby?.queue]) {
+          if (queue) consumers.push(queue.consume(worker(ledgerClaims, shared.memory).handle));
+        }
+      }
       consumers.push(lanes.local.queue.consume(worker(localStore, localStore).handle));
     },
     async close() {
       await Promise.all(consumers.map((consumer) => consumer.close()));
       await telemetry.close();
+      standby?.claims.close();
       await tenants.close();
       await shared.close();
       localStore.close();
     },
+  };
+}
+
+/** The PostgreSQL lane on the tenants' database: its claims hold every reply, and take deliveries while Redis is away. */
+async function standbyLane(tenants: Tenants, config: Config, logger: Logger) {
+  await ensureLaneSchema(tenants.sql);
+  let lastError = 0;
+  const onError = (err: Error) => {
+    if (Date.now() - lastError < 30_000) return;
+    lastError = Date.now();
+    logger.warn({ err: err.message }, "PostgreSQL lane error (repeats are suppressed for 30 s)");
+  };
+  return {
+    claims: new PgClaimStore(tenants.sql),
+    queue: new PgQueue<QueuedEvent>(tenants.sql, {
+      concurrency: config.workerConcurrency,
+      lockDurationMs: config.jobLockMs,
+      onError,
+    }),
   };
 }

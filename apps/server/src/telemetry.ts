@@ -51,6 +51,10 @@ export class ServiceTelemetry implements Telemetry {
     this.count(ws, "duplicateEvents");
   }
 
+  standbyPass(ws: WorkspaceRef): void {
+    this.metrics.standby.inc({ platform: ws.platform });
+  }
+
   failOpenPass(ws: WorkspaceRef): void {
     this.metrics.failOpen.inc({ platform: ws.platform });
   }

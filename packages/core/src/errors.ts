@@ -51,3 +51,13 @@ export class ReplyLeaseHeldError extends Error {
 export class LeaseLostError extends Error {
   override name = "LeaseLostError";
 }
+
+/** The database (PostgreSQL) could not be reached; a query with an error of its own is not this. → 503 */
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+}
+
+/** A stored record could not be read: a data error, to be looked into, not an outage to fail over from. */
+export class CorruptRecordError extends Error {
+  override name = "CorruptRecordError";
+}

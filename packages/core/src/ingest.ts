@@ -1,11 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { SpanKind, trace } from "@opentelemetry/api";
 import type { ChatEvent, Platform, QueuedEvent } from "./chat-event.ts";
 import { toQueued } from "./chat-event.ts";
-import { MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
+import { DatabaseUnavailableError, MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { eventKey } from "./keys.ts";
-import type { ClaimResult } from "./ports/claim-store.ts";
 import type { JobQueue } from "./ports/job-queue.ts";
 import type { Inbound, InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
@@ -18,7 +16,10 @@ export interface IngestResponse {
   headers?: Record<string, string>;
 }
 
-/** A gate and the queue behind it. The shared lane uses the cluster's store; the local lane is in-process. */
+/**
+ * A gate and the queue behind it. The shared lane uses the cluster's fast store (Redis); the standby lane the
+ * database every instance shares (PostgreSQL), while the shared one is unreachable; the local lane is in-process.
+ */
 export interface Lane {
   gate: EventGate;
   queue: JobQueue<QueuedEvent>;
@@ -28,13 +29,13 @@ export interface IngestDeps {
   directory: TenantDirectory;
   adapters: ReadonlyMap<Platform, PlatformAdapter>;
   shared: Lane;
-  /** Where fail-open workspaces go while the shared store is unreachable: best-effort, this instance only. */
+  /** Takes deliveries in while the shared lane cannot (see packages/core/README.md, "When a store is away"). */
+  standby?: Lane;
+  /** Where fail-open workspaces go while neither shared lane can be reached: best-effort, this instance only. */
   local: Lane;
   telemetry: Telemetry;
   logger: Logger;
   now?: () => number;
-  /** How long a duplicate waits for the delivery it duplicates to be queued before asking for a retry. */
-  inFlightWaitMs?: number;
 }
 
 const ok = (body: unknown = { ok: true }): IngestResponse => ({ status: 200, body });
@@ -62,7 +63,14 @@ export class Ingest {
   private async receive(platform: Platform, workspaceId: string, request: InboundRequest): Promise<IngestResponse> {
     const arrivedAt = Date.now();
     const adapter = this.deps.adapters.get(platform);
-    const workspace = adapter && (await this.deps.directory.workspace(workspaceId));
+    let workspace: Workspace | undefined;
+    try {
+      workspace = adapter && (await this.deps.directory.workspace(workspaceId));
+    } catch (error) {
+      // Never seen by this instance while the database is away: whether it exists cannot be told yet.
+      if (error instanceof DatabaseUnavailableError) return retryLater("workspace directory unavailable, retry later");
+      throw error;
+    }
     if (!adapter || !workspace || workspace.platform !== platform) return refuse(404, "unknown workspace");
 
     const receivedAt = this.now();
@@ -100,49 +108,59 @@ export class Ingest {
     );
   }
 
+  /**
+   * The shared lane first, then the standby lane, then the workspace's fail mode (packages/core/README.md, "When a
+   * store is away").
+   */
   private async admit(event: ChatEvent, workspace: Workspace): Promise<IngestResponse> {
     const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
     this.deps.telemetry.deliveryReceived(ws);
-    try {
-      return await this.admitThrough(this.deps.shared, event, workspace, ws);
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      if (workspace.settings.failMode === "closed") {
-        this.deps.logger.warn({ workspaceId: ws.workspaceId, err: error }, "store unavailable: refusing (fail closed)");
-        return retryLater("store unavailable, retry later");
+    let unavailable: StoreUnavailableError | undefined;
+    for (const lane of [this.deps.shared, this.deps.standby]) {
+      if (!lane) continue;
+      if (lane === this.deps.standby) {
+        this.deps.telemetry.standbyPass(ws);
+        trace.getActiveSpan()?.addEvent("shared store unavailable: standby lane");
       }
-      this.deps.telemetry.failOpenPass(ws);
-      trace.getActiveSpan()?.addEvent("shared store unavailable: fail open");
-      this.deps.logger.warn(
-        { workspaceId: ws.workspaceId, err: error },
-        "store unavailable: answering without the shared store (fail open); duplicates across instances are possible",
-      );
-      return this.admitThrough(this.deps.local, event, workspace, ws);
+      try {
+        return await this.admitThrough(lane, event, workspace, ws);
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        unavailable = error;
+      }
     }
+    if (workspace.settings.failMode === "closed") {
+      this.deps.logger.warn({ workspaceId: ws.workspaceId, err: unavailable }, "stores unavailable: refusing (fail closed)");
+      return retryLater("store unavailable, retry later");
+    }
+    this.deps.telemetry.failOpenPass(ws);
+    trace.getActiveSpan()?.addEvent("shared stores unavailable: fail open");
+    this.deps.logger.warn(
+      { workspaceId: ws.workspaceId, err: unavailable },
+      "stores unavailable: answering without a shared store (fail open); duplicates across instances are possible",
+    );
+    return this.admitThrough(this.deps.local, event, workspace, ws);
   }
 
+  /**
+   * Claims the delivery and queues its job. A duplicate is acknowledged only once the delivery it duplicates is
+   * durably queued: one that finds the claim still in progress (its holder is between claim and enqueue — or died
+   * there) queues the job itself under the same id, which the queue adds once, rather than trusting the holder.
+   */
   private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
     const claim = await inSpan("gate", {}, async (span) => {
-      const claim = await this.claimOrAwaitQueued(lane, event);
+      const claim = await lane.gate.admit(event);
       span.setAttribute("resident.gate.outcome", claim.claimed ? "claimed" : claim.record.state);
-      if (!claim.claimed && claim.record.state !== "in_progress") {
-        span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
-      }
+      if (!claim.claimed) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
       return claim;
     });
     if (!claim.claimed) {
-      if (claim.record.state === "in_progress") {
-        // Its holder never queued it (it died, or lost the store, between claim and enqueue): acking this copy
-        // would lose the message. The platform retries after the claim's lease has lapsed.
-        return retryLater("this delivery is still being taken in elsewhere, retry later");
-      }
+      if (claim.record.state === "in_progress") await this.enqueue(lane, event);
       this.deps.telemetry.eventDuplicate(ws);
       return ok({ ok: true, duplicate: true });
     }
     try {
-      await inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
-        lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }),
-      );
+      await this.enqueue(lane, event);
     } catch (error) {
       await lane.gate.abandon(event, claim.token).catch(() => {});
       throw error;
@@ -154,19 +172,9 @@ export class Ingest {
     return ok();
   }
 
-  /**
-   * A duplicate is acknowledged only once the delivery it duplicates is durably queued. A concurrent copy finds the
-   * claim in progress for the milliseconds between claim and enqueue, so it asks again a few times; should the
-   * claim be released meanwhile, asking again takes it.
-   */
-  private async claimOrAwaitQueued(lane: Lane, event: ChatEvent): Promise<ClaimResult> {
-    const deadline = performance.now() + (this.deps.inFlightWaitMs ?? 1_000);
-    let claim = await lane.gate.admit(event);
-    for (let pause = 5; !claim.claimed && claim.record.state === "in_progress"; pause = Math.min(pause * 2, 100)) {
-      if (performance.now() + pause > deadline) break;
-      await sleep(pause);
-      claim = await lane.gate.admit(event);
-    }
-    return claim;
+  private enqueue(lane: Lane, event: ChatEvent): Promise<void> {
+    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
+      lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { SpanKind } from "@opentelemetry/api";
 import type { Platform, QueuedEvent } from "./chat-event.ts";
-import { OutcomeUnknownError, ReplyLeaseHeldError } from "./errors.ts";
+import { OutcomeUnknownError, ReplyLeaseHeldError, StoreUnavailableError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
 import { conversationKey, replyKey } from "./keys.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
@@ -94,7 +94,15 @@ export class ReplyWorker {
     let delivery: Delivery;
     let text: string;
     try {
-      const history = await memory.recent(conversationKey(event), turns);
+      const history = await memory.recent(conversationKey(event), turns).catch((error: unknown) => {
+        // An answer without the thread's history beats no answer while the store that keeps it is away.
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        this.deps.logger.warn(
+          { err: error, workspaceId: ws.workspaceId },
+          "thread memory unavailable; answering without it",
+        );
+        return [];
+      });
       const started = performance.now();
       // Tool calls, once the agent makes them, get spans of their own under this one.
       const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {

@@ -1,5 +1,6 @@
 import {
   type ChangeFeed,
+  DatabaseUnavailableError,
   type FailMode,
   type Platform,
   resolveSettings,
@@ -26,7 +27,8 @@ export interface CachingDirectoryOptions {
 /**
  * The pipeline's view of workspaces, asked on every webhook: a hit is answered from memory without touching the
  * database. Only found workspaces are cached — a workspace created a second ago must be found — and a change feed
- * notice from any instance drops the entry at once.
+ * notice from any instance drops the entry at once. While the database is away, a workspace seen before is answered
+ * from its last reading, however old; one never seen rejects with DatabaseUnavailableError.
  */
 export class CachingDirectory implements TenantDirectory {
   private readonly cache: LRUCache<string, Workspace>;
@@ -35,7 +37,13 @@ export class CachingDirectory implements TenantDirectory {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: CachingDirectoryOptions) {
-    this.cache = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: options.ttlMs ?? 30_000 });
+    // An entry past its TTL is kept (not deleted on a stale read): it answers for its workspace while the database
+    // is away.
+    this.cache = new LRUCache({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.ttlMs ?? 30_000,
+      noDeleteOnStaleGet: true,
+    });
     this.unsubscribe = options.changeFeed.subscribe((workspaceId) => this.forget(workspaceId));
   }
 
@@ -44,7 +52,14 @@ export class CachingDirectory implements TenantDirectory {
     const cached = this.cache.get(id);
     if (cached) return cached;
     const readAt = this.invalidations;
-    const found = await this.load(id);
+    let found: Workspace | undefined;
+    try {
+      found = await this.load(id);
+    } catch (error) {
+      const stale = error instanceof DatabaseUnavailableError && this.cache.get(id, { allowStale: true });
+      if (stale) return stale;
+      throw error;
+    }
     if (found && readAt === this.invalidations) this.cache.set(id, found);
     return found;
   }

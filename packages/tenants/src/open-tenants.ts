@@ -35,6 +35,8 @@ export interface Tenants {
   registry: TenantRegistry;
   tokens: AdminTokens;
   directory: CachingDirectory;
+  /** The database itself, for other parts that keep shared state in it (the PostgreSQL lane). */
+  sql: SqlClient;
   /** True when the database answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -93,6 +95,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
     registry: new TenantRegistry({ sql, cipher, audit, onWorkspaceChange, platforms: options.platforms }),
     tokens: new AdminTokens(sql, audit),
     directory,
+    sql,
     async ping() {
       try {
         await sql.query("select 1");

@@ -1,27 +1,29 @@
 import type { Logger } from "@resident/core";
 import pg from "pg";
+import { databaseCall } from "./database-errors.ts";
 import type { SqlClient, SqlExecutor } from "./sql-client.ts";
 
 function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
-      const result = await target.query(text, [...params]);
+      const result = await databaseCall(() => target.query(text, [...params]));
       return result.rows as Row[];
     },
     async exec(script: string) {
       // Without parameters node-postgres uses the simple protocol, which runs several statements at once.
-      await target.query(script);
+      await databaseCall(() => target.query(script));
     },
   };
 }
 
-/** PostgreSQL through a node-postgres pool. */
+/** PostgreSQL through a node-postgres pool. Every call rejects with DatabaseUnavailableError while it is away. */
 export class PostgresClient implements SqlClient {
   private readonly pool: pg.Pool;
   private readonly direct: SqlExecutor;
 
   constructor(connectionString: string, logger: Logger) {
-    this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000 });
+    // Room for the ack path's fallback lane and the workers' reply ledger, which both run here while Redis is away.
+    this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000, max: 16 });
     // An idle connection that breaks would otherwise crash the process; the pool replaces it.
     this.pool.on("error", (error) => logger.warn({ err: error.message }, "idle PostgreSQL connection failed"));
     this.direct = executor(this.pool);
@@ -36,12 +38,12 @@ export class PostgresClient implements SqlClient {
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await databaseCall(() => this.pool.connect());
     let broken: Error | undefined;
     try {
-      await client.query("begin");
+      await databaseCall(() => client.query("begin"));
       const result = await work(executor(client));
-      await client.query("commit");
+      await databaseCall(() => client.query("commit"));
       return result;
     } catch (error) {
       await client.query("rollback").catch((rollbackError: Error) => {

@@ -16,6 +16,8 @@ export interface Telemetry {
   deliveryReceived(ws: WorkspaceRef): void;
   platformRetry(platform: Platform, reason: string): void;
   eventDuplicate(ws: WorkspaceRef): void;
+  /** A delivery taken in through the standby lane (the shared store was unreachable, or its claim stuck). */
+  standbyPass(ws: WorkspaceRef): void;
   failOpenPass(ws: WorkspaceRef): void;
   acked(platform: Platform, status: number, latencyMs: number): void;
   replyDuplicate(ws: WorkspaceRef): void;

@@ -12,6 +12,7 @@ import type {
 } from "@resident/core";
 import { bucketStart, emptyCounts } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { claimCases, fresh } from "./claim-contract.ts";
 
 export interface StoreBackend {
   store: ClaimStore & ConversationMemory & StatsStore;
@@ -20,9 +21,6 @@ export interface StoreBackend {
   feeds: [ChangeFeed, ChangeFeed];
   close(): Promise<void>;
 }
-
-/** A key no other test (or earlier run against the same server) uses. */
-const fresh = (kind: string) => `${kind}:ws-${randomUUID()}:${randomUUID()}`;
 
 /**
  * The semantics every backend of the shared-state ports has, written once and run against memory, Redis and
@@ -36,119 +34,7 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
     });
     afterAll(() => backend?.close());
 
-    describe("claims", () => {
-      it("gives an absent key to the first claim and shows a duplicate who holds it", async () => {
-        const key = fresh("event");
-        const first = await backend.store.claim(key, "job:1 ünïcode:owner", 10_000);
-        expect(first).toMatchObject({ claimed: true, token: expect.any(String) });
-        expect(await backend.store.claim(key, "job:2", 10_000)).toEqual({
-          claimed: false,
-          record: { state: "in_progress", owner: "job:1 ünïcode:owner" },
-        });
-      });
-
-      it("commits a value that every later claim finds, kept verbatim", async () => {
-        const key = fresh("reply");
-        const claim = await backend.store.claim(key, "job:1", 10_000);
-        if (!claim.claimed) throw new Error("not claimed");
-        const value = 'msg:1712345.000100 "quoted"\nd:i:';
-        expect(await backend.store.commit(key, claim.token, value, 10_000)).toBe(true);
-        expect(await backend.store.claim(key, "job:2", 10_000)).toEqual({
-          claimed: false,
-          record: { state: "done", value },
-        });
-      });
-
-      it("frees a released key for the next claim", async () => {
-        const key = fresh("event");
-        const claim = await backend.store.claim(key, "a", 10_000);
-        if (!claim.claimed) throw new Error("not claimed");
-        expect(await backend.store.release(key, claim.token)).toBe(true);
-        expect(await backend.store.claim(key, "b", 10_000)).toMatchObject({ claimed: true });
-      });
-
-      it("never lets a stale token extend, commit or release a claim that passed to another owner", async () => {
-        const key = fresh("reply");
-        const stale = await backend.store.claim(key, "first", 10_000);
-        if (!stale.claimed) throw new Error("not claimed");
-        await backend.store.release(key, stale.token);
-        const current = await backend.store.claim(key, "second", 10_000);
-        if (!current.claimed) throw new Error("not claimed");
-
-        expect(await backend.store.extend(key, stale.token, 10_000)).toBe(false);
-        expect(await backend.store.commit(key, stale.token, "late", 10_000)).toBe(false);
-        expect(await backend.store.release(key, stale.token)).toBe(false);
-        expect(await backend.store.claim(key, "third", 10_000)).toEqual({
-          claimed: false,
-          record: { state: "in_progress", owner: "second" },
-        });
-      });
-
-      it("refuses a second commit, an extend or a release once the work is done", async () => {
-        const key = fresh("reply");
-        const claim = await backend.store.claim(key, "a", 10_000);
-        if (!claim.claimed) throw new Error("not claimed");
-        await backend.store.commit(key, claim.token, "sent", 10_000);
-        expect(await backend.store.commit(key, claim.token, "again", 10_000)).toBe(false);
-        expect(await backend.store.extend(key, claim.token, 10_000)).toBe(false);
-        expect(await backend.store.release(key, claim.token)).toBe(false);
-        expect(await backend.store.claim(key, "b", 10_000)).toEqual({
-          claimed: false,
-          record: { state: "done", value: "sent" },
-        });
-      });
-
-      it("answers false for a key nobody holds", async () => {
-        const key = fresh("event");
-        expect(await backend.store.extend(key, "no-such-token", 10_000)).toBe(false);
-        expect(await backend.store.commit(key, "no-such-token", "x", 10_000)).toBe(false);
-        expect(await backend.store.release(key, "no-such-token")).toBe(false);
-      });
-
-      it("lets the next claim win once a lease lapses, and the dead owner's token is then worthless", async () => {
-        const key = fresh("reply");
-        const dead = await backend.store.claim(key, "died", 100);
-        if (!dead.claimed) throw new Error("not claimed");
-        await sleep(300);
-        const next = await backend.store.claim(key, "next", 10_000);
-        expect(next).toMatchObject({ claimed: true });
-        expect(await backend.store.commit(key, dead.token, "late", 10_000)).toBe(false);
-        expect(await backend.store.extend(key, dead.token, 10_000)).toBe(false);
-      });
-
-      it("keeps a claim whose lease was extended past its first length", async () => {
-        const key = fresh("reply");
-        const claim = await backend.store.claim(key, "slow", 300);
-        if (!claim.claimed) throw new Error("not claimed");
-        expect(await backend.store.extend(key, claim.token, 10_000)).toBe(true);
-        await sleep(600);
-        expect(await backend.store.claim(key, "other", 10_000)).toEqual({
-          claimed: false,
-          record: { state: "in_progress", owner: "slow" },
-        });
-      });
-
-      it("forgets a done marker after its TTL", async () => {
-        const key = fresh("event");
-        const claim = await backend.store.claim(key, "a", 10_000);
-        if (!claim.claimed) throw new Error("not claimed");
-        await backend.store.commit(key, claim.token, "queued", 100);
-        await sleep(300);
-        expect(await backend.store.claim(key, "b", 10_000)).toMatchObject({ claimed: true });
-      });
-
-      it("gives one key to exactly one of 50 concurrent claims", async () => {
-        const key = fresh("event");
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => backend.store.claim(key, `instance-${i}`, 10_000)),
-        );
-        const winners = results.flatMap((result, i) => (result.claimed ? [`instance-${i}`] : []));
-        expect(winners).toHaveLength(1);
-        for (const result of results) {
-          if (!result.claimed) expect(result.record).toEqual({ state: "in_progress", owner: winners[0] });
-        }
-      });
-    });
+    describe("claims", () => claimCases(() => backend.store));
 
     describe("conversation memory", () => {
       const turn = (i: number) => ({ role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), text: `t${i}` });

@@ -1,0 +1,105 @@
+import { MemoryQueue, MemoryStore } from "@resident/store";
+import { describe, expect, it } from "vitest";
+import type { QueuedEvent } from "../src/chat-event.ts";
+import { DatabaseUnavailableError, StoreUnavailableError } from "../src/errors.ts";
+import { EventGate } from "../src/event-gate.ts";
+import { Ingest, type Lane } from "../src/ingest.ts";
+import { eventKey } from "../src/keys.ts";
+import type { ClaimStore } from "../src/ports/claim-store.ts";
+import type { PlatformAdapter } from "../src/ports/platform-adapter.ts";
+import type { Telemetry } from "../src/ports/telemetry.ts";
+import type { Workspace } from "../src/ports/tenant-directory.ts";
+import { type FailMode, resolveSettings } from "../src/settings.ts";
+import { chatEvent } from "./support.ts";
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const telemetry = new Proxy({}, { get: () => () => {} }) as Telemetry;
+const unreachable: ClaimStore = {
+  claim: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  extend: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  commit: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  release: () => Promise.reject(new StoreUnavailableError("connection refused")),
+};
+
+const event = chatEvent();
+/** An adapter whose every delivery is `event`: the lanes, not the platform, are under test here. */
+const adapter = {
+  platform: "slack",
+  verify: async () => {},
+  normalize: () => ({ kind: "message", event }),
+} as unknown as PlatformAdapter;
+
+function lane(store: ClaimStore): Lane & { queued: () => Promise<number> } {
+  const queue = new MemoryQueue<QueuedEvent>();
+  return { gate: new EventGate(store, "instance-1", 30_000), queue, queued: () => queue.depth() };
+}
+
+function ingest(
+  lanes: { shared: Lane; standby?: Lane; local: Lane },
+  failMode: FailMode = "closed",
+  directoryUp = true,
+) {
+  const workspace: Workspace = {
+    id: event.workspaceId,
+    tenantId: event.tenantId,
+    platform: "slack",
+    name: "a",
+    credentials: {},
+    settings: resolveSettings({ failMode }, "closed"),
+    identity: {},
+  };
+  return new Ingest({
+    directory: {
+      workspace: async () => {
+        if (!directoryUp) throw new DatabaseUnavailableError("PostgreSQL is unreachable");
+        return workspace;
+      },
+    },
+    adapters: new Map([["slack", adapter]]),
+    ...lanes,
+    telemetry,
+    logger: quiet,
+    inFlightWaitMs: 20,
+  });
+}
+
+const deliver = (through: Ingest) =>
+  through.handle("slack", event.workspaceId, { rawBody: Buffer.from("{}"), headers: {}, query: {} });
+
+describe("Ingest's lanes", () => {
+  it("takes a delivery in through the standby lane while the shared one is unreachable, and a redelivery finds it there", async () => {
+    const standby = lane(new MemoryStore());
+    const local = lane(new MemoryStore());
+    const through = ingest({ shared: lane(unreachable), standby, local });
+    expect((await deliver(through)).status).toBe(200);
+    expect(await deliver(through)).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect([await standby.queued(), await local.queued()]).toEqual([1, 0]);
+  });
+
+  it("takes in through the standby lane a delivery whose shared claim is held but was never queued", async () => {
+    const sharedStore = new MemoryStore();
+    await sharedStore.claim(eventKey(event), "an instance that died before enqueueing", 30_000);
+    const shared = lane(sharedStore);
+    const standby = lane(new MemoryStore());
+    expect((await deliver(ingest({ shared, standby, local: lane(new MemoryStore()) }))).status).toBe(200);
+    expect([await shared.queued(), await standby.queued()]).toEqual([0, 1]);
+  });
+
+  it("applies the fail mode only when both shared lanes are unreachable", async () => {
+    const closedLocal = lane(new MemoryStore());
+    const closed = ingest({ shared: lane(unreachable), standby: lane(unreachable), local: closedLocal }, "closed");
+    expect((await deliver(closed)).status).toBe(503);
+    expect(await closedLocal.queued()).toBe(0);
+    const openLocal = lane(new MemoryStore());
+    const open = ingest({ shared: lane(unreachable), standby: lane(unreachable), local: openLocal }, "open");
+    expect((await deliver(open)).status).toBe(200);
+    expect(await openLocal.queued()).toBe(1);
+  });
+
+  it("answers 503, not 404, for a workspace it cannot look up while the database is away", async () => {
+    const shared = lane(new MemoryStore());
+    const response = await deliver(ingest({ shared, local: lane(new MemoryStore()) }, "closed", false));
+    expect(response.status).toBe(503);
+    expect(await shared.queued()).toBe(0);
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import type { ClaimRecord, ClaimResult, ClaimStore } from "@resident/core";
+import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
+
+type ClaimRow = { taken: boolean; owner: string | null; done: boolean | null; value: string | null };
+
+/*
+ * Takes the key when it is absent or its row has expired, in one statement. When the key is held the statement
+ * also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim committed
+ * after it began; `claim` then reads again.
+ */
+const claimStatement = `
+with taken as (
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  values ($1, $2, $3, false, null, ${msFromNow(4)})
+  on conflict (key) do update
+    set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning 1
+)
+select true as taken, null as owner, null as done, null as value from taken
+union all
+select false, owner, done, value from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from taken)`;
+
+const readStatement =
+  "select false as taken, owner, done, value from lane_claims where key = $1 and expires_at > now()";
+
+/** A row is held by `token` while it is in progress and unexpired. */
+const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
+
+export interface PgClaimStoreOptions {
+  /** How often expired rows are deleted. Default 60 s. */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * ClaimStore on PostgreSQL, with RedisStore's semantics: `INSERT … ON CONFLICT` on the key is as atomic as SET NX,
+ * and extend, commit and release are compare-and-set on the token in their WHERE clause. Expiry is checked against
+ * the server's clock in every statement, so an expired row is absent to everyone at once; a sweep deletes them.
+ * Every method rejects with StoreUnavailableError while the database is away.
+ */
+export class PgClaimStore implements ClaimStore {
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly sql: LaneSql,
+    options: PgClaimStoreOptions = {},
+  ) {
+    this.sweeper = setInterval(() => {
+      this.sql.query("delete from lane_claims where expires_at <= now()").catch(() => {});
+    }, options.sweepIntervalMs ?? 60_000);
+    this.sweeper.unref();
+  }
+
+  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+    const token = randomBytes(16).toString("base64url");
+    return laneCall("claim", async () => {
+      // A holder seen by neither read let go in between: the key is free again, so try to take it once more.
+      for (let attempt = 1; ; attempt++) {
+        let [row] = await this.sql.query<ClaimRow>(claimStatement, [key, token, owner, leaseMs]);
+        row ??= (await this.sql.query<ClaimRow>(readStatement, [key]))[0];
+        if (row?.taken) return { claimed: true, token };
+        if (row) return { claimed: false, record: toRecord(row) };
+        if (attempt >= 3) throw new Error(`claim of ${key} kept changing hands`);
+      }
+    });
+  }
+
+  extend(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.changed("extend", `update lane_claims set expires_at = ${msFromNow(3)} where ${heldBy} returning 1`, [
+      key,
+      token,
+      leaseMs,
+    ]);
+  }
+
+  commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.changed(
+      "commit",
+      `update lane_claims set token = null, done = true, value = $3, expires_at = ${msFromNow(4)} where ${heldBy} returning 1`,
+      [key, token, value, ttlMs],
+    );
+  }
+
+  release(key: string, token: string): Promise<boolean> {
+    return this.changed("release", `delete from lane_claims where ${heldBy} returning 1`, [key, token]);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private changed(operation: string, statement: string, params: unknown[]): Promise<boolean> {
+    return laneCall(operation, async () => (await this.sql.query(statement, params)).length === 1);
+  }
+}
+
+function toRecord(row: ClaimRow): ClaimRecord {
+  return row.done ? { state: "done", value: row.value ?? "" } : { state: "in_progress", owner: row.owner ?? "" };
+}

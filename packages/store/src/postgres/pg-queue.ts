@@ -1,0 +1,184 @@
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Consumer, Job, JobHandler, JobQueue } from "@resident/core";
+import { backoffDelay } from "../backoff.ts";
+import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
+
+export interface PgQueueOptions {
+  /** Attempts per job, the first included. Default 8. */
+  attempts?: number;
+  /** First retry delay; it doubles per attempt (capped at 60 s), half of it random. Default 1000 ms. */
+  backoffMs?: number;
+  /** Jobs one consumer runs at once. Default 16. */
+  concurrency?: number;
+  /** A running job's lock, renewed every third of it while the handler runs. Default 30 s. */
+  lockDurationMs?: number;
+  /** How often an idle consumer looks for due jobs. Default 200 ms. */
+  pollIntervalMs?: number;
+  /** How long a completed job's id keeps refusing a second enqueue. Default 1 h. */
+  retainCompletedMs?: number;
+  /** How long a failed job is kept for inspection. Default 7 days. */
+  retainFailedMs?: number;
+  /** Errors of the consumer's own bookkeeping (taking, finishing, renewing jobs). Default: ignored. */
+  onError?: (error: Error) => void;
+}
+
+type JobRow = { id: string; data: unknown; attempt: number };
+
+/*
+ * Why by hand rather than pg-boss or graphile-worker: this lane stands in for BullMQ while Redis is away, so it must
+ * take core's job ids as they are (pg-boss wants UUIDs), run on the tenants' own database client — PGlite too —
+ * and hand a dead worker's job to another within one lock length, renewed while the handler runs as BullMQ's lock
+ * is (graphile-worker frees a crashed worker's jobs after 4 hours; pg-boss expires jobs by a fixed time unless its
+ * heartbeat is used, and brings its own schema, maintenance loop and connection pool). What it needs is one table
+ * and four statements: insert-if-absent, take with FOR UPDATE SKIP LOCKED, renew, finish.
+ */
+const takeStatement = `
+update lane_jobs j
+set state = 'active', attempt = j.attempt + 1, token = $2, locked_until = ${msFromNow(3)}
+from (
+  select id from lane_jobs
+  where (state = 'waiting' and run_at <= now()) or (state = 'active' and locked_until <= now())
+  order by run_at
+  limit $1
+  for update skip locked
+) due
+where j.id = due.id
+returning j.id, j.data, j.attempt`;
+
+/** An active row is held by the token that took it, until its lock lapses. */
+const heldBy = "id = $1 and token = $2 and state = 'active'";
+
+/**
+ * JobQueue on PostgreSQL, with BullQueue's semantics: the caller's ids (a known id is not added twice, nor for
+ * `retainCompletedMs` after it completed), retries with exponential backoff, and a job whose worker died taken by
+ * another worker once its lock lapses. Finished rows are deleted by each consumer as it goes.
+ */
+export class PgQueue<T> implements JobQueue<T> {
+  private readonly attempts: number;
+  private readonly lockMs: number;
+
+  constructor(
+    private readonly sql: LaneSql,
+    private readonly options: PgQueueOptions = {},
+  ) {
+    this.attempts = options.attempts ?? 8;
+    this.lockMs = options.lockDurationMs ?? 30_000;
+  }
+
+  enqueue(id: string, data: T): Promise<void> {
+    return laneCall("enqueue", async () => {
+      await this.sql.query("insert into lane_jobs (id, data) values ($1, $2) on conflict (id) do nothing", [
+        id,
+        JSON.stringify(data),
+      ]);
+    });
+  }
+
+  depth(): Promise<number> {
+    return laneCall("depth", async () => {
+      const [row] = await this.sql.query<{ n: string }>(
+        "select count(*) as n from lane_jobs where state in ('waiting', 'active')",
+      );
+      return Number(row?.n ?? 0);
+    });
+  }
+
+  consume(handler: JobHandler<T>): Consumer {
+    const concurrency = this.options.concurrency ?? 16;
+    const pollMs = this.options.pollIntervalMs ?? 200;
+    const onError = this.options.onError ?? (() => {});
+    const running = new Set<Promise<void>>();
+    const stopping = new AbortController();
+    let lastSweep = 0;
+
+    const loop = async () => {
+      while (!stopping.signal.aborted) {
+        const free = concurrency - running.size;
+        let taken: JobRow[] = [];
+        if (free > 0) {
+          taken = await this.take(free).catch((error: Error) => {
+            onError(error);
+            return [];
+          });
+        }
+        for (const row of taken) {
+          const run = this.run(row, handler, onError).finally(() => running.delete(run));
+          running.add(run);
+        }
+        if (Date.now() - lastSweep > 60_000) {
+          lastSweep = Date.now();
+          this.sweep().catch(onError);
+        }
+        if (taken.length < free || free === 0)
+          await sleep(pollMs, undefined, { signal: stopping.signal }).catch(() => {});
+      }
+    };
+    const looping = loop();
+    let closing: Promise<void> | undefined;
+    return {
+      close: () =>
+        (closing ??= (async () => {
+          stopping.abort();
+          await looping;
+          await Promise.allSettled(running);
+        })()),
+    };
+  }
+
+  private take(limit: number): Promise<JobRow[]> {
+    const token = randomBytes(12).toString("base64url");
+    return this.sql
+      .query<JobRow>(takeStatement, [limit, token, this.lockMs])
+      .then((rows) => rows.map((row) => ({ ...row, token })));
+  }
+
+  private async run(row: JobRow & { token?: string }, handler: JobHandler<T>, onError: (error: Error) => void) {
+    const token = row.token as string;
+    // jsonb comes back parsed, from node-postgres and PGlite alike.
+    const job: Job<T> = { id: row.id, data: row.data as T, attempt: row.attempt };
+    if (job.attempt > this.attempts) return this.finish(job.id, token, "failed").catch(onError);
+    const renewer = setInterval(() => {
+      this.sql
+        .query(`update lane_jobs set locked_until = ${msFromNow(3)} where ${heldBy} returning 1`, [
+          job.id,
+          token,
+          this.lockMs,
+        ])
+        .catch(onError);
+    }, this.lockMs / 3);
+    renewer.unref();
+    const succeeded = await handler(job).then(
+      () => true,
+      () => false,
+    );
+    clearInterval(renewer);
+    // Should a finishing write fail (the database went away), the lock lapses and the job runs again: its handler
+    // is idempotent (the reply ledger), as under BullMQ.
+    if (succeeded) return this.finish(job.id, token, "completed").catch(onError);
+    if (job.attempt >= this.attempts) return this.finish(job.id, token, "failed").catch(onError);
+    const delay = backoffDelay(job.attempt, this.options.backoffMs ?? 1000);
+    await this.sql
+      .query(
+        `update lane_jobs set state = 'waiting', token = null, locked_until = null, run_at = ${msFromNow(3)} where ${heldBy}`,
+        [job.id, token, delay],
+      )
+      .catch(onError);
+  }
+
+  private async finish(id: string, token: string, state: "completed" | "failed"): Promise<void> {
+    await this.sql.query(
+      `update lane_jobs set state = $3, token = null, locked_until = null, finished_at = now() where ${heldBy}`,
+      [id, token, state],
+    );
+  }
+
+  /** Deletes finished rows past their retention. */
+  private async sweep(): Promise<void> {
+    await this.sql.query(
+      `delete from lane_jobs where (state = 'completed' and finished_at < now() - $1::double precision * interval '1 millisecond')
+        or (state = 'failed' and finished_at < now() - $2::double precision * interval '1 millisecond')`,
+      [this.options.retainCompletedMs ?? 3_600_000, this.options.retainFailedMs ?? 7 * 86_400_000],
+    );
+  }
+}

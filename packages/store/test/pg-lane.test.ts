@@ -1,0 +1,87 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../testkit/src/eventually.ts";
+import { createDatabase, type TestDatabase } from "../../testkit/src/processes/postgres.ts";
+import { ensureLaneSchema, type LaneSql, PgClaimStore, PgQueue } from "../src/index.ts";
+import { claimCases } from "./support/claim-contract.ts";
+
+/* The PostgreSQL lane against the machine's PostgreSQL: the claim contract, and the queue's at-least-once runs. */
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let sql: LaneSql;
+let claims: PgClaimStore;
+
+beforeAll(async () => {
+  database = await createDatabase();
+  pool = new pg.Pool({ connectionString: database.url });
+  sql = { query: async (text, params = []) => (await pool.query(text, [...params])).rows };
+  await Promise.all([ensureLaneSchema(sql), ensureLaneSchema(sql)]);
+  claims = new PgClaimStore(sql);
+});
+afterAll(async () => {
+  claims?.close();
+  await pool?.end();
+  await database?.drop();
+});
+
+const until = (condition: () => boolean | Promise<boolean>) =>
+  eventually(condition, { timeoutMs: 10_000, intervalMs: 20 });
+
+describe("PgClaimStore", () => {
+  claimCases(() => claims);
+
+  it("sweeps expired rows without being asked", async () => {
+    const sweeping = new PgClaimStore(sql, { sweepIntervalMs: 50 });
+    await sweeping.claim("event:ws-sweep:e1", "a", 10);
+    await until(
+      async () => (await sql.query("select 1 from lane_claims where key = 'event:ws-sweep:e1'")).length === 0,
+    );
+    sweeping.close();
+  });
+});
+
+describe("PgQueue", () => {
+  it("runs each of many jobs once across two consumers and refuses a known id", async () => {
+    const queue = new PgQueue<{ n: number }>(sql, { pollIntervalMs: 20 });
+    const ran: string[] = [];
+    const consumers = [1, 2].map(() => queue.consume(async (job) => void ran.push(job.id)));
+    await Promise.all(Array.from({ length: 60 }, (_, n) => queue.enqueue(`many:${n % 50}`, { n })));
+    await until(() => ran.length >= 50);
+    await until(async () => (await queue.depth()) === 0);
+    await queue.enqueue("many:1", { n: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(consumers.map((consumer) => consumer.close()));
+    expect(ran.sort()).toEqual(Array.from({ length: 50 }, (_, n) => `many:${n}`).sort());
+  });
+
+  it("retries a failing job with backoff until it succeeds", async () => {
+    const queue = new PgQueue<string>(sql, { pollIntervalMs: 20, backoffMs: 50 });
+    const attempts: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      if (job.id !== "flaky") return;
+      attempts.push(job.attempt);
+      if (job.attempt < 3) throw new Error("not yet");
+    });
+    await queue.enqueue("flaky", "x");
+    await until(() => attempts.length === 3);
+    await consumer.close();
+    expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it("hands the job of a worker that died to another once its lock lapses", async () => {
+    const queue = new PgQueue<string>(sql, { pollIntervalMs: 20 });
+    await queue.enqueue("orphan", "x");
+    // Taken by a worker that then died: active, its lock run out, its token nobody's.
+    await sql.query(
+      "update lane_jobs set state = 'active', attempt = 1, token = 'dead', locked_until = now() - interval '1 second' where id = 'orphan'",
+    );
+    const ran: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      if (job.id === "orphan") ran.push(job.attempt);
+    });
+    await until(() => ran.length === 1);
+    await consumer.close();
+    expect(ran).toEqual([2]);
+  });
+});
