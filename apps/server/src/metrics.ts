@@ -87,7 +87,7 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
     }),
     sharedStoreUp: new Gauge({
       name: "resident_shared_store_up",
-      help: "1 while the shared store (Redis) answers this instance; 0 while each workspace's fail mode decides",
+      help: "1 while the shared store (Redis) answers this instance; 0 while the PostgreSQL lane takes deliveries in",
       registers,
       async collect() {
         const reachable = pingStore().then(

@@ -18,6 +18,7 @@ import {
   MemoryStore,
   RedisChangeFeed,
   type RedisClient,
+  RedisHealth,
   RedisRateLimiter,
   type RedisRole,
   RedisStore,
@@ -70,9 +71,16 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
   if (!(await ready(command, startupWaitMs))) {
     logger.warn({}, "Redis is not reachable yet: serving anyway; each workspace's fail mode decides meanwhile");
   }
-  const store = new RedisStore(command);
+  const health = new RedisHealth(command, {
+    onChange: (up, reason) =>
+      up
+        ? logger.warn({ reason }, "Redis is back: taking deliveries in through Redis again")
+        : logger.warn({ reason }, "Redis is unreachable: taking deliveries in through PostgreSQL"),
+  });
+  const store = new RedisStore(command, { health });
   const queue = new BullQueue<QueuedEvent>({
     producer,
+    health,
     worker,
     concurrency: config.workerConcurrency,
     lockDurationMs: config.jobLockMs,
@@ -90,6 +98,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     // Ready means both halves of the ack path answer: the gate's connection and the queue's.
     ping: () => Promise.all([store.ping(), producer.ping()]),
     async close() {
+      health.close();
       await queue.close();
       for (const client of [command, producer, subscriber, worker]) client?.disconnect();
     },

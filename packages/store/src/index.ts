@@ -12,6 +12,7 @@ export type { LaneSql } from "./postgres/sql.ts";
 export { BullQueue, type BullQueueOptions } from "./redis/bull-queue.ts";
 export { connectRedis, type RedisClient, type RedisConnectionOptions, type RedisRole } from "./redis/connection.ts";
 export { RedisChangeFeed, type RedisChangeFeedOptions } from "./redis/redis-change-feed.ts";
+export { RedisHealth, type RedisHealthOptions } from "./redis/redis-health.ts";
 export { RedisRateLimiter, type RedisRateLimiterOptions } from "./redis/redis-rate-limiter.ts";
 export { RedisStore, type RedisStoreOptions } from "./redis/redis-store.ts";
 export { parseRedisUrl, type RedisTarget } from "./redis/redis-url.ts";

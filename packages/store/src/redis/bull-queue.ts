@@ -3,6 +3,7 @@ import { Queue, Worker } from "bullmq";
 import { backoffDelay } from "../backoff.ts";
 import type { RedisClient } from "./connection.ts";
 import { fromJobId, toJobId } from "./job-id.ts";
+import type { RedisHealth } from "./redis-health.ts";
 import { storeCall } from "./store-call.ts";
 
 export interface BullQueueOptions {
@@ -32,6 +33,8 @@ export interface BullQueueOptions {
   retainCompletedCount?: number;
   /** How long a failed job is kept for inspection (and its id refuses a second enqueue). Default 7 days. */
   retainFailedMs?: number;
+  /** The breaker that tells whether Redis is up; while it says down, enqueue and depth reject at once. */
+  health?: RedisHealth;
   /** Connection and processing errors of the queue and its workers. Default: ignored. */
   onError?: (error: Error) => void;
 }
@@ -76,9 +79,13 @@ export class BullQueue<T> implements JobQueue<T> {
   }
 
   enqueue(id: string, data: T): Promise<void> {
-    return storeCall("enqueue", async () => {
-      await this.queue.add(this.name, data, { jobId: toJobId(id) });
-    });
+    return storeCall(
+      "enqueue",
+      async () => {
+        await this.queue.add(this.name, data, { jobId: toJobId(id) });
+      },
+      this.options.health,
+    );
   }
 
   consume(handler: JobHandler<T>): Consumer {
@@ -104,7 +111,11 @@ export class BullQueue<T> implements JobQueue<T> {
   }
 
   depth(): Promise<number> {
-    return storeCall("depth", () => this.queue.getJobCountByTypes("waiting", "delayed", "active", "prioritized"));
+    return storeCall(
+      "depth",
+      () => this.queue.getJobCountByTypes("waiting", "delayed", "active", "prioritized"),
+      this.options.health,
+    );
   }
 
   /** Closes the producer side; the connections stay open, they belong to whoever made them. */

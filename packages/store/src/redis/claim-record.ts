@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ClaimRecord } from "@resident/core";
+import { type ClaimRecord, CorruptRecordError } from "@resident/core";
 
 /*
  * The value kept under a claim key: `i:<token>:<owner>` while in progress, `d:<value>` once done.
@@ -28,6 +28,6 @@ export function done(value: string): string {
 export function decodeClaim(stored: string): ClaimRecord {
   if (stored.startsWith("d:")) return { state: "done", value: stored.slice(2) };
   const ownerAt = stored.indexOf(":", 2) + 1;
-  if (!stored.startsWith("i:") || ownerAt === 0) throw new Error("unreadable claim record");
+  if (!stored.startsWith("i:") || ownerAt === 0) throw new CorruptRecordError("unreadable claim record");
   return { state: "in_progress", owner: stored.slice(ownerAt) };
 }

@@ -22,6 +22,7 @@ import type { ChainableCommander } from "ioredis";
 import { decodeClaim, done, heldBy, inProgress, newToken } from "./claim-record.ts";
 import { defineClaimScripts } from "./claim-scripts.ts";
 import type { RedisClient } from "./connection.ts";
+import type { RedisHealth } from "./redis-health.ts";
 import { storeCall } from "./store-call.ts";
 
 export interface RedisStoreOptions {
@@ -29,6 +30,8 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** How long a workspace's counters and activity are kept after its last increment. Default 90 days. */
   statsTtlMs?: number;
+  /** The breaker that tells whether Redis is up; while it says down, every method rejects at once. */
+  health?: RedisHealth;
 }
 
 /**
@@ -43,45 +46,49 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
 
   constructor(
     private readonly client: RedisClient,
-    options: RedisStoreOptions = {},
+    private readonly options: RedisStoreOptions = {},
   ) {
     this.prefix = options.prefix ?? "rsd:";
     this.statsTtlMs = options.statsTtlMs ?? 90 * 86_400_000;
     defineClaimScripts(client);
   }
 
+  private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return storeCall(operation, run, this.options.health);
+  }
+
   /** One round trip: SET NX with GET hands a duplicate the record it lost to. */
   claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
     const token = newToken();
-    return storeCall("claim", async () => {
+    return this.call("claim", async () => {
       const existing = await this.client.set(this.prefix + key, inProgress(token, owner), "PX", leaseMs, "NX", "GET");
       return existing === null ? { claimed: true, token } : { claimed: false, record: decodeClaim(existing) };
     });
   }
 
   extend(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return storeCall(
+    return this.call(
       "extend",
       async () => (await this.client.rsdExtendClaim(this.prefix + key, heldBy(token), leaseMs)) === 1,
     );
   }
 
   commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
-    return storeCall(
+    return this.call(
       "commit",
       async () => (await this.client.rsdCommitClaim(this.prefix + key, heldBy(token), done(value), ttlMs)) === 1,
     );
   }
 
   release(key: string, token: string): Promise<boolean> {
-    return storeCall(
+    return this.call(
       "release",
       async () => (await this.client.rsdReleaseClaim(this.prefix + key, heldBy(token))) === 1,
     );
   }
 
   recent(conversationKey: string, limit: number): Promise<Turn[]> {
-    return storeCall("recent", async () => {
+    return this.call("recent", async () => {
       const turns = await this.client.lrange(this.prefix + conversationKey, -limit, -1);
       return turns.map((turn) => JSON.parse(turn) as Turn);
     });
@@ -89,7 +96,7 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
 
   append(conversationKey: string, turns: Turn[], keep: number, ttlMs: number): Promise<void> {
     const key = this.prefix + conversationKey;
-    return storeCall("append", async () => {
+    return this.call("append", async () => {
       const batch = this.client.multi();
       if (turns.length > 0)
         batch.rpush(key, ...turns.map((turn) => JSON.stringify({ role: turn.role, text: turn.text })));
@@ -98,7 +105,7 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
   }
 
   add(increments: StatIncrement[]): Promise<void> {
-    return storeCall("stats add", async () => {
+    return this.call("stats add", async () => {
       const now = Date.now();
       const batches = new Map<string, ChainableCommander>();
       for (const { tenantId, workspaceId, counts, activity, at = now } of increments) {
@@ -129,7 +136,7 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
   }
 
   read(tenantId: string): Promise<Record<string, StatCounts>> {
-    return storeCall("stats read", async () => {
+    return this.call("stats read", async () => {
       const workspaceIds = await this.workspaceIds(tenantId);
       if (workspaceIds.length === 0) return {};
       const batch = this.client.pipeline();
@@ -140,7 +147,7 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
   }
 
   activity(tenantId: string): Promise<Record<string, WorkspaceActivity>> {
-    return storeCall("stats activity", async () => {
+    return this.call("stats activity", async () => {
       const workspaceIds = await this.workspaceIds(tenantId);
       if (workspaceIds.length === 0) return {};
       const batch = this.client.pipeline();
@@ -157,7 +164,7 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
   }
 
   series(tenantId: string, workspaceId: string, range: StatRange): Promise<StatPoint[]> {
-    return storeCall("stats series", async () => {
+    return this.call("stats series", async () => {
       const starts = seriesBuckets(range, Date.now());
       const batch = this.client.pipeline();
       for (const start of starts) batch.hgetall(this.bucketKey(tenantId, workspaceId, range, start));
@@ -194,7 +201,7 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
 
   /** For /readyz. */
   ping(): Promise<void> {
-    return storeCall("ping", async () => {
+    return this.call("ping", async () => {
       await this.client.ping();
     });
   }

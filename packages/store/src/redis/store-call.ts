@@ -1,11 +1,37 @@
-import { StoreUnavailableError } from "@resident/core";
+import { CorruptRecordError, StoreUnavailableError } from "@resident/core";
+import { ReplyError } from "ioredis";
+import type { RedisHealth } from "./redis-health.ts";
 
-/** Runs one Redis operation; whatever goes wrong becomes core's StoreUnavailableError, with the cause kept. */
-export async function storeCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
+/** Server errors that mean "not now" (loading, failing over, busy) rather than "not this". */
+const transientReply = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|MOVED|ASK) /;
+
+/** Errors about a record itself: it is unreadable, or Redis refused the command on it. Redis answered. */
+function isDataError(error: unknown): boolean {
+  if (error instanceof CorruptRecordError || error instanceof SyntaxError) return true;
+  return error instanceof ReplyError && !transientReply.test((error as Error).message);
+}
+
+/**
+ * Runs one Redis operation. Redis not answering (refused, reset, timed out, loading) becomes core's
+ * StoreUnavailableError, and counts towards an outage in `health`; an unreadable record or a refused command is a
+ * data error (CorruptRecordError), which is no reason to fail over. While `health` says Redis is down, rejects at
+ * once without a round trip.
+ */
+export async function storeCall<T>(operation: string, call: () => Promise<T>, health?: RedisHealth): Promise<T> {
+  if (health && !health.up) throw new StoreUnavailableError(`redis ${operation} skipped: Redis is down`);
   try {
-    return await call();
+    const result = await call();
+    health?.commandSucceeded();
+    return result;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (isDataError(error)) {
+      health?.commandSucceeded();
+      throw error instanceof CorruptRecordError
+        ? error
+        : new CorruptRecordError(`redis ${operation}: ${reason}`, { cause: error });
+    }
+    health?.commandFailed();
     throw new StoreUnavailableError(`redis ${operation} failed: ${reason}`, { cause: error });
   }
 }

@@ -90,6 +90,16 @@ export class RedisServer {
     await this.untilAnswering(this.process);
   }
 
+  /** SIGSTOP: Redis freezes with its sockets open — connections are accepted, nothing is answered. */
+  freeze(): void {
+    if (this.pid) process.kill(this.pid, "SIGSTOP");
+  }
+
+  /** SIGCONT: a frozen Redis goes on where it stopped. */
+  thaw(): void {
+    if (this.pid) process.kill(this.pid, "SIGCONT");
+  }
+
   /** SIGTERM: a clean shutdown. */
   async stop(): Promise<void> {
     await this.process?.stop();

@@ -1,0 +1,75 @@
+import { CorruptRecordError, StoreUnavailableError } from "@resident/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../testkit/src/eventually.ts";
+import { RedisServer } from "../../testkit/src/processes/redis.ts";
+import { connectRedis, type RedisClient, RedisHealth, RedisStore } from "../src/index.ts";
+
+/*
+ * The breaker against a real redis-server: frozen (SIGSTOP) as surely as refused, back by itself, and not tripped
+ * by one slow command or by a record it cannot read.
+ */
+describe("RedisHealth", () => {
+  let server: RedisServer;
+  let client: RedisClient;
+  let health: RedisHealth;
+  let store: RedisStore;
+  const changes: string[] = [];
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = connectRedis(server.url, "command");
+    health = new RedisHealth(client, { onChange: (up) => changes.push(up ? "up" : "down") });
+    store = new RedisStore(client, { health });
+  });
+  afterAll(async () => {
+    health?.close();
+    client?.disconnect();
+    await server?.dispose();
+  });
+
+  const untilUp = (up: boolean) => eventually(() => expect(health.up).toBe(up), { timeoutMs: 15_000 });
+
+  it("is not tripped by one slow command, nor by records it cannot read", async () => {
+    await eventually(() => client.ping());
+    // Another client keeps Redis busy for longer than a command may take: this one command times out.
+    const busy = connectRedis(server.url, "worker");
+    await busy.ping();
+    const sleeping = busy.eval(
+      "local t0 = redis.call('TIME') repeat local t = redis.call('TIME') until (t[1] - t0[1]) * 1e6 + t[2] - t0[2] > 1.3e6 return 1",
+      0,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(store.claim("event:ws:slow", "a", 10_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await sleeping;
+    busy.disconnect();
+    await expect(store.claim("event:ws:after", "a", 10_000)).resolves.toMatchObject({ claimed: true });
+    await client.set("rsd:event:ws:garbled", "not a claim record");
+    await expect(store.claim("event:ws:garbled", "a", 10_000)).rejects.toBeInstanceOf(CorruptRecordError);
+    await client.rpush("rsd:event:ws:a-list", "x");
+    await expect(store.claim("event:ws:a-list", "a", 10_000)).rejects.toBeInstanceOf(CorruptRecordError);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(changes).toEqual([]);
+  });
+
+  it("trips when Redis freezes with its sockets open, and closes by itself once it answers again", async () => {
+    server.freeze();
+    const frozenAt = Date.now();
+    await untilUp(false);
+    const detectedInMs = Date.now() - frozenAt;
+    // Down, a command does not wait on Redis: it is refused at once.
+    const started = performance.now();
+    await expect(store.claim("event:ws:frozen", "a", 10_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(performance.now() - started).toBeLessThan(50);
+    server.thaw();
+    await untilUp(true);
+    await expect(store.claim("event:ws:thawed", "a", 10_000)).resolves.toMatchObject({ claimed: true });
+    expect(detectedInMs).toBeLessThan(5_000);
+  });
+
+  it("trips when Redis refuses connections, and closes by itself once it is back", async () => {
+    await server.kill();
+    await untilUp(false);
+    await server.restart();
+    await untilUp(true);
+    expect(changes).toEqual(["down", "up", "down", "up"]);
+  });
+});
