@@ -97,8 +97,9 @@ export class ReplyWorker {
       const history = await memory.recent(conversationKey(event), turns).catch((error: unknown) => {
         // An answer without the thread's history beats no answer while the store that keeps it is away.
         if (!(error instanceof StoreUnavailableError)) throw error;
-        this.deps.logger.warn(
-          { err: error, workspaceId: ws.workspaceId },
+        // Debug only: the store's outage itself is logged once, where it is detected.
+        this.deps.logger.debug(
+          { err: error.message, workspaceId: ws.workspaceId },
           "thread memory unavailable; answering without it",
         );
         return [];

@@ -59,7 +59,6 @@ function ingest(
     ...lanes,
     telemetry,
     logger: quiet,
-    inFlightWaitMs: 20,
   });
 }
 
@@ -76,13 +75,15 @@ describe("Ingest's lanes", () => {
     expect([await standby.queued(), await local.queued()]).toEqual([1, 0]);
   });
 
-  it("takes in through the standby lane a delivery whose shared claim is held but was never queued", async () => {
+  it("queues, under the same job id, a delivery whose claim is held by an instance that died before queueing it", async () => {
     const sharedStore = new MemoryStore();
     await sharedStore.claim(eventKey(event), "an instance that died before enqueueing", 30_000);
     const shared = lane(sharedStore);
     const standby = lane(new MemoryStore());
-    expect((await deliver(ingest({ shared, standby, local: lane(new MemoryStore()) }))).status).toBe(200);
-    expect([await shared.queued(), await standby.queued()]).toEqual([0, 1]);
+    const through = ingest({ shared, standby, local: lane(new MemoryStore()) });
+    expect((await deliver(through)).status).toBe(200);
+    expect((await deliver(through)).status).toBe(200);
+    expect([await shared.queued(), await standby.queued()]).toEqual([1, 0]);
   });
 
   it("applies the fail mode only when both shared lanes are unreachable", async () => {

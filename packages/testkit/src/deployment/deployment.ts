@@ -45,6 +45,8 @@ export interface DeploymentOptions {
   nginx?: boolean;
   /** Which instances nginx routes to (default all): e.g. only the ROLE=web ones, as a Kubernetes Service would. */
   behindNginx?: (index: number, name: string) => boolean;
+  /** A database of the test's own (a private server it stops and starts); default a fresh one on the machine's. */
+  databaseUrl?: string;
 }
 
 export interface Deployment {
@@ -121,7 +123,12 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
         (fake) => fake.close(),
       ),
       up(RedisServer.start({ args: options.redisArgs ?? defaultRedisArgs }), (server) => server.dispose()),
-      up(createDatabase(), (db) => db.drop()),
+      up(
+        options.databaseUrl
+          ? Promise.resolve<TestDatabase>({ url: options.databaseUrl, drop: async () => {} })
+          : createDatabase(),
+        (db) => db.drop(),
+      ),
     ] as const;
     // Everything settles before a failure is thrown, so whatever did start is registered and closed.
     await Promise.allSettled(starting);

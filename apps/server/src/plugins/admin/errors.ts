@@ -1,4 +1,10 @@
-import { failureSummary, InvalidCredentialsError, type Platform } from "@resident/core";
+import {
+  DatabaseUnavailableError,
+  failureSummary,
+  InvalidCredentialsError,
+  type Platform,
+  StoreUnavailableError,
+} from "@resident/core";
 import { AccessDeniedError, InvalidInputError, UnknownTenantError } from "@resident/tenants";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 
@@ -13,6 +19,17 @@ export function answerAdminError(error: FastifyError, request: FastifyRequest, r
   if (error instanceof UnknownTenantError) return reply.code(404).send({ error: "not found" });
   if (error instanceof AccessDeniedError) return reply.code(403).send({ error: error.message });
   if (error instanceof CredentialsRejectedError) return reply.code(422).send({ error: error.message });
+  if (error instanceof DatabaseUnavailableError) {
+    return reply.code(503).header("retry-after", "5").send({
+      error: "the tenant database (PostgreSQL) cannot be reached right now; nothing was changed, try again shortly",
+    });
+  }
+  if (error instanceof StoreUnavailableError) {
+    return reply
+      .code(503)
+      .header("retry-after", "5")
+      .send({ error: "the shared store (Redis) cannot be reached right now; try again shortly" });
+  }
   if (error.validation || error.statusCode === 400) {
     return reply.code(400).send({ error: "invalid input", issues: [error.message] });
   }

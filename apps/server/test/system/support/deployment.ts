@@ -14,10 +14,12 @@ const sabotage: Record<string, string> =
  * One deployment for a test file: started before its tests, closed (everything stopped by pid) after them even when
  * they fail, and every instance's captured log printed for each test that fails.
  */
-export function useDeployment(options: DeploymentOptions = {}): () => Deployment {
+export function useDeployment(given: DeploymentOptions | (() => DeploymentOptions) = {}): () => Deployment {
   let deployment: Deployment | undefined;
   beforeAll(async () => {
     const started = Date.now();
+    // Options may be a function, read once the test file's own beforeAll hooks (registered first) have run.
+    const options = typeof given === "function" ? given() : given;
     deployment = await startDeployment({ ...options, env: { ...options.env, ...sabotage } });
     report("deployment", { instances: deployment.instances.length, startedInMs: Date.now() - started });
   }, 180_000);

@@ -52,15 +52,18 @@ export interface Fired {
 /** Every delivery of every message, in the given order, at most `limit` in flight. */
 export async function fire(thunks: (() => Promise<Delivered>)[], limit: number): Promise<Fired> {
   const t0 = Date.now();
-  const latencies = await inParallel(thunks, limit, async (deliver) => {
-    const startedAt = Date.now();
-    const status = await deliver().then(
-      (response) => response.status,
-      () => -1,
-    );
-    return { ms: Date.now() - startedAt, status, startedAt: startedAt - t0 };
-  });
+  const latencies = await inParallel(thunks, limit, (deliver) => timed(deliver, t0));
   return { statuses: tally(latencies.map((l) => l.status)), latencies };
+}
+
+/** One delivery's round trip and status (-1: no answer at all), `startedAt` counted from `t0`. */
+async function timed(deliver: () => Promise<Delivered>, t0: number): Promise<Fired["latencies"][number]> {
+  const startedAt = Date.now();
+  const status = await deliver().then(
+    (response) => response.status,
+    () => -1,
+  );
+  return { ms: Date.now() - startedAt, status, startedAt: startedAt - t0 };
 }
 
 /** Median, 99th percentile and maximum of round trips, in ms. */
@@ -166,4 +169,21 @@ export async function ackLatency(d: Deployment): Promise<Record<string, Record<s
     }
   }
   return out;
+}
+
+/** One delivery at its moment, `at` ms after the storm begins. */
+export interface Scheduled {
+  at: number;
+  deliver: () => Promise<Delivered>;
+}
+
+/** Deliveries at their own moments (a storm spread over time, across whatever breaks meanwhile), `limit` in flight. */
+export async function firePaced(schedule: Scheduled[], limit: number): Promise<Fired> {
+  const t0 = Date.now();
+  const inOrder = [...schedule].sort((a, b) => a.at - b.at);
+  const latencies = await inParallel(inOrder, limit, async ({ at, deliver }) => {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + at - Date.now())));
+    return timed(deliver, t0);
+  });
+  return { statuses: tally(latencies.map((l) => l.status)), latencies };
 }
