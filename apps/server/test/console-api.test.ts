@@ -55,6 +55,7 @@ describe("who is signed in, and the platforms", () => {
         expect.objectContaining({ name: "botToken", secret: true }),
       ],
       setupSteps: expect.arrayContaining([expect.stringContaining("Request URL")]),
+      outageBehaviour: expect.stringContaining("PostgreSQL"),
       failModeConsequences: { open: expect.any(String), closed: expect.any(String) },
     });
     expect(guides[2]).toMatchObject({

@@ -1,5 +1,5 @@
 import type { PlatformGuide } from "@resident/core";
-import { chatworkFailModeConsequences } from "./fail-mode.ts";
+import { chatworkFailModeConsequences, chatworkOutageBehaviour } from "./fail-mode.ts";
 
 /** The admin console's Chatwork page: README.md's "Setting up a workspace". */
 export const chatworkGuide: PlatformGuide = {
@@ -28,5 +28,6 @@ export const chatworkGuide: PlatformGuide = {
     "Save the API token and the token of every webhook here. A delivery signed by a token not listed is refused.",
     "When you open a new direct chat with a room webhook of its own, add its token here and save again.",
   ],
+  outageBehaviour: chatworkOutageBehaviour,
   failModeConsequences: chatworkFailModeConsequences,
 };

@@ -28,14 +28,20 @@ export const slackGuide: PlatformGuide = {
       "Under Subscribe to bot events add app_mention and message.im.",
     "App Home → Show Tabs: allow users to send messages from the Messages tab, for direct messages.",
   ],
+  outageBehaviour:
+    "While Redis is down, messages are taken in and answered through PostgreSQL, which every instance shares: " +
+    "nothing is lost and nothing is answered twice. While PostgreSQL is down, messages keep coming in through " +
+    "Redis and are answered, once, as soon as it is back; only a workspace that no instance has seen since it " +
+    "started is refused meanwhile (HTTP 503), and Slack sends those messages again, three times over about six " +
+    "minutes. The fail mode below matters only while both are down at once.",
   failModeConsequences: {
     closed:
-      "While the shared store is down, messages are refused (HTTP 503) and Slack sends each one again, three times " +
-      "over about six minutes. A message whose retry arrives after the store is back is answered then, once; one " +
+      "If Redis and PostgreSQL are both down, messages are refused (HTTP 503) and Slack sends each one again, three times " +
+      "over about six minutes. A message whose retry arrives after a store is back is answered then, once; one " +
       "whose retries all fall inside a longer outage is not answered. Nothing is ever answered twice. " +
       "Recommended for Slack (the default).",
     open:
-      "While the shared store is down, the instance that receives a message answers it on its own. Nothing is lost " +
+      "If Redis and PostgreSQL are both down, the instance that receives a message answers it on its own. Nothing is lost " +
       "to the outage, but Slack's retries and the two events Slack sends for one message (app_mention and message) " +
       "may reach different instances and be answered twice, and an answer still being written when its instance " +
       "stops is lost.",

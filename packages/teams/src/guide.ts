@@ -38,13 +38,19 @@ export const teamsGuide: PlatformGuide = {
     "Install the Teams app whose manifest names the app ID as bots[].botId, with the scopes personal, groupChat " +
       "and team.",
   ],
+  outageBehaviour:
+    "While Redis is down, messages are taken in and answered through PostgreSQL, which every instance shares: " +
+    "nothing is lost and nothing is answered twice. While PostgreSQL is down, messages keep coming in through " +
+    "Redis and are answered, once, as soon as it is back; only a workspace that no instance has seen since it " +
+    "started is refused meanwhile (HTTP 503), and Teams delivers those messages again for a short while only. " +
+    "The fail mode below matters only while both are down at once.",
   failModeConsequences: {
     closed:
-      "While the shared store is down, messages are refused (HTTP 503) and Teams delivers them again for a short " +
-      "while. A message whose retry arrives after the store is back is answered then, once; during a longer outage " +
+      "If Redis and PostgreSQL are both down, messages are refused (HTTP 503) and Teams delivers them again for a short " +
+      "while. A message whose retry arrives after a store is back is answered then, once; during a longer outage " +
       "messages go unanswered. Nothing is ever answered twice. Recommended for Teams (the default).",
     open:
-      "While the shared store is down, the instance that receives a message answers it on its own. Nothing is lost " +
+      "If Redis and PostgreSQL are both down, the instance that receives a message answers it on its own. Nothing is lost " +
       "to the outage, but a Teams retry of one message may reach another instance and be answered twice, and an " +
       "answer still being written when its instance stops is lost.",
   },

@@ -73,6 +73,7 @@ export function adapterContract<C>(name: string, setup: () => Promise<AdapterCon
       expect(credentialShapes(f.platform.credentialsSchema)).toContainEqual(sortShapes(asked));
       expect(guide.displayName).not.toBe("");
       expect(guide.setupSteps.length).toBeGreaterThan(0);
+      expect(guide.outageBehaviour.length).toBeGreaterThan(40);
       for (const mode of failModes) expect(guide.failModeConsequences[mode].length).toBeGreaterThan(40);
     });
 

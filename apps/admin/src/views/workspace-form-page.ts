@@ -163,7 +163,8 @@ function failModeFieldset(platform: PlatformView, chosen: FailMode): HTMLElement
   return h(
     "fieldset",
     { class: "fail-modes" },
-    h("legend", {}, "While the shared store (Redis) is down"),
+    h("legend", {}, "If Redis and PostgreSQL are both down"),
+    h("p", { class: "help" }, platform.outageBehaviour),
     ...failModes.map((mode) => {
       const id = `failMode-${mode}`;
       const isDefault = mode === platform.defaultFailMode ? ` (default for ${platform.displayName})` : "";

@@ -147,7 +147,7 @@ function settingsSection(platform: PlatformView, workspace: Workspace): HTMLElem
       ...row("System prompt", settings.systemPrompt ?? h("span", { class: "muted" }, "resident's default")),
       ...row("Model", settings.model ?? h("span", { class: "muted" }, "resident's default")),
       ...row(
-        "When the shared store is down",
+        "If Redis and PostgreSQL are both down",
         h(
           "div",
           {},

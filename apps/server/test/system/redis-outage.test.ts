@@ -10,6 +10,7 @@ import {
   llmTag,
   notExactly,
   percentiles,
+  perInstance,
   question,
   type Scheduled,
 } from "./support/messages.ts";
@@ -88,6 +89,7 @@ async function stormThrough(outage: Outage): Promise<void> {
   // In firing order, so that the i-th round trip firePaced reports is the i-th delivery here.
   schedule.sort((a, b) => a.at - b.at);
 
+  const standbyBefore = await perInstance(d(), "resident_standby_passes_total");
   d().llm.hold(holdMs);
   const firing = firePaced(schedule, 64);
   await settle(leadMs);
@@ -122,6 +124,9 @@ async function stormThrough(outage: Outage): Promise<void> {
 
   // The earlier storms' replies are at the fakes too: counted, but only this storm's messages are checked.
   const { replies, calls, strays } = countByTag(d(), everSent);
+  // The survivors' count (the victim's died with it).
+  const standbyAfter = await perInstance(d(), "resident_standby_passes_total");
+  const standbyPasses = Object.entries(standbyAfter).reduce((n, [name, v]) => n + v - (standbyBefore[name] ?? 0), 0);
   await victim.restart({ kill: true, readiness: "readyz" });
   const sum = (counts: Map<string, number>, of: Set<string>) => [...of].reduce((n, t) => n + (counts.get(t) ?? 0), 0);
   const nonOk = fired.latencies.filter((l) => l.status < 200 || l.status >= 300);
@@ -140,6 +145,7 @@ async function stormThrough(outage: Outage): Promise<void> {
     llmCalls: sum(calls, all),
     killed: victim.name,
     inFlightAtKill: heldAtKill.size,
+    takenInByPostgres: standbyPasses,
     slackAckMs: ackMs("slack"),
     chatworkAckMs: ackMs("chatwork"),
   });

@@ -25,5 +25,8 @@ export interface PlatformGuide {
   credentialFields: readonly CredentialField[];
   /** In order; "the webhook URL" is the workspace's URL, which the console shows next to them. */
   setupSteps: readonly string[];
+  /** What happens to this platform's messages while Redis, or PostgreSQL, is down: in plain words. */
+  outageBehaviour: string;
+  /** What each fail mode costs; it applies only while Redis and PostgreSQL are both down. */
   failModeConsequences: Readonly<Record<FailMode, string>>;
 }
