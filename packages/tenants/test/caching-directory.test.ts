@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { DatabaseUnavailableError } from "@resident/core";
 import { MemoryChangeFeed } from "@resident/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -155,6 +156,31 @@ describe.each(backends)("$name: the caching directory", (backend) => {
     expect(await small.workspace(first.id)).toBeUndefined();
     brief.close();
     small.close();
+  });
+
+  it("answers a workspace it has read before from that reading, however old, while the database is away", async () => {
+    const [seen, unseen] = [await newWorkspace(), await newWorkspace()];
+    let down = false;
+    const away = <T>(call: () => Promise<T>) => (down ? Promise.reject(new DatabaseUnavailableError("away")) : call());
+    const flaky = new CachingDirectory({
+      sql: {
+        query: (text, params) => away(() => sql.query(text, params)),
+        exec: (script) => away(() => sql.exec(script)),
+      },
+      cipher,
+      changeFeed,
+      ttlMs: 20,
+    });
+    await flaky.workspace(seen.id);
+    await sleep(40);
+    down = true;
+    expect((await flaky.workspace(seen.id))?.id).toBe(seen.id);
+    await expect(flaky.workspace(unseen.id)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    down = false;
+    await removeRow(seen.id);
+    // Back: the stale reading is not served any more; the database says it is gone.
+    expect(await flaky.workspace(seen.id)).toBeUndefined();
+    flaky.close();
   });
 
   it("turns away malformed ids", async () => {
