@@ -42,6 +42,17 @@ export interface Report {
   liveDrainS: number;
   baselineRate: Measured<OpenLoopResult>;
   ingestRate: Measured<OpenLoopResult>;
+  /** The same runs with Redis killed: the PostgreSQL lane takes deliveries in. */
+  outage: {
+    closed: Measured<ClosedLoopResult>;
+    rate: Measured<OpenLoopResult>;
+    /** From the kill until every instance's breaker said Redis is down. */
+    switchMs: number;
+    /** From the restart until every instance's breaker said Redis is up. */
+    healMs: number;
+    /** After the restart, until everything accepted was answered. */
+    drainS: number;
+  };
   e2e: {
     messages: number;
     fire: ClosedLoopResult;
@@ -213,6 +224,36 @@ export function render(r: Report): { text: string; markdown: string; failures: s
       ],
       ["generator's worst lag ms", ms(br.maxLagMs), ms(ir.maxLagMs)],
     ]),
+  );
+  out.push("");
+
+  // 2b. During a Redis outage
+  const o = r.outage;
+  out.push(
+    `2b. During a Redis outage — Redis killed; every instance takes deliveries in through PostgreSQL (breaker open after ${int(o.switchMs)} ms)`,
+  );
+  out.push(
+    ...table([
+      ["", "Redis up", "Redis down"],
+      ["accepted/s, closed loop, workers live", int(l.perSecond), int(o.closed.result.perSecond)],
+      [
+        "  non-2xx · errors · timeouts",
+        `${l.non2xx} · ${l.errors} · ${l.timeouts}`,
+        `${o.closed.result.non2xx} · ${o.closed.result.errors} · ${o.closed.result.timeouts}`,
+      ],
+      [
+        "  latency p50 · p99 ms",
+        `${ms(l.p50)} · ${ms(l.p99)}`,
+        `${ms(o.closed.result.p50)} · ${ms(o.closed.result.p99)}`,
+      ],
+      ["  servers' CPU ms per request", perRequest(r.ingestLive, "servers"), perRequest(o.closed, "servers")],
+      [`ack at ${int(s.rate)}/s, open loop: p50 ms`, ms(ir.p50), ms(o.rate.result.p50)],
+      ["  p99 ms", ms(ir.p99), ms(o.rate.result.p99)],
+      ["  sent · failed", `${int(ir.sent)} · ${ir.failed}`, `${int(o.rate.result.sent)} · ${o.rate.result.failed}`],
+    ]),
+  );
+  out.push(
+    `  the fixed-rate runs differ: with Redis up the workers were paused; with Redis down they answer as they go. Redis restarted: switched back in ${int(o.healMs)} ms, all answered ${fixed(o.drainS, 1)} s later`,
   );
   out.push("");
 

@@ -3,6 +3,7 @@
  *  - a no-op baseline (baseline-server.ts: a bare fastify route answering 200) and the real ingest path (resident
  *    instances, one Slack workspace, an instant fake LLM), both fed correctly signed, distinct Slack deliveries
  *    prepared before any clock starts: accepted events/s (closed loop) and ack latency at a fixed rate (open loop);
+ *  - the same closed-loop run and fixed rate with Redis killed (deliveries taken in by the PostgreSQL lane);
  *  - end-to-end throughput: N mentions in, time until N replies are at the fake Slack, exactly one each;
  *  - Redis: commands per unique event and per duplicate (INFO commandstats, background measured over an idle interval
  *    of the same length and subtracted), memory per live key, and a key audit (everything of ours must expire).
@@ -257,6 +258,33 @@ async function main(): Promise<number> {
   const dupRoundTrips = await monitor.stop();
   const postsAfterDuplicates = postCount(dep);
 
+  // A Redis outage: the same closed-loop run (workers live) and the same fixed rate, taken in by PostgreSQL.
+  step("Redis outage: killing Redis, waiting for every instance to take deliveries in through PostgreSQL");
+  await replies.close();
+  queue = undefined;
+  const outageStarted = performance.now();
+  await dep.redis.kill();
+  await until(() => redisUpEverywhere(dep, false), 30_000, "every instance to see Redis down");
+  const switchMs = performance.now() - outageStarted;
+  const downLive = mentions(Math.ceil(Math.max(1_000, ingestLive.result.perSecond) * 2 * settings.saturateS) + 5_000);
+  step(`ingest with Redis down, workers live: ${conn} connections for ${settings.saturateS} s`);
+  const downFeed = new RequestFeed(downLive);
+  const outageClosed = await measured(ingestCpu(), () =>
+    closedLoop(dep.url, downFeed, { connections: conn, durationS: settings.saturateS }),
+  );
+  acceptedUnique += outageClosed.result.ok;
+  forget(sentThreads, downLive.length - downFeed.taken);
+  const downPaced = mentions(Math.ceil(rate * settings.rateS));
+  step(`ingest with Redis down: open loop at ${rate}/s for ${settings.rateS} s`);
+  const outageRate = await measured(ingestCpu(), () => openLoop(dep.url, new RequestFeed(downPaced), rateOptions));
+  acceptedUnique += outageRate.result.ok;
+  step("Redis back (AOF): waiting for every instance to switch back, and for the answers");
+  const backAt = performance.now();
+  await dep.redis.restart();
+  await until(() => redisUpEverywhere(dep, true), 30_000, "every instance to see Redis up");
+  const healMs = performance.now() - backAt;
+  const outageDrain = await drain(dep, redis, acceptedUnique);
+
   // Correctness: one reply per accepted message, none for a duplicate.
   await drain(dep, redis, acceptedUnique);
   const counts = dep.slack.countsByThread();
@@ -280,6 +308,7 @@ async function main(): Promise<number> {
     liveDrainS: liveDrain.seconds,
     baselineRate,
     ingestRate,
+    outage: { closed: outageClosed, rate: outageRate, switchMs, healMs, drainS: outageDrain.seconds },
     e2e: {
       messages: n,
       ...e2e.result,
@@ -319,6 +348,14 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** Whether every instance's breaker says Redis is `up` (resident_redis_up). */
+async function redisUpEverywhere(dep: Deployment, up: boolean): Promise<boolean> {
+  const seen = await Promise.all(
+    dep.instances.map(async (instance) => (await instance.metrics()).sum("resident_redis_up")),
+  );
+  return seen.every((value) => value === (up ? 1 : 0));
 }
 
 /** Drops the last `count` threads: prepared for a run but never sent. */
