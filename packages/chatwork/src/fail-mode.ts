@@ -14,7 +14,7 @@ export const chatworkOutageBehaviour =
   "While Redis is down, messages are taken in and answered through PostgreSQL, which every instance shares: " +
   "nothing is lost and nothing is answered twice. While PostgreSQL is down, messages keep coming in through Redis " +
   "and are answered, once, as soon as it is back; only a workspace that no instance has seen since it started is " +
-  "refused meanwhile (HTTP 503) — and Chatwork never resends a webhook, so those messages are lost. The fail mode " +
+  "refused meanwhile (HTTP 503) — and as Chatwork sends each webhook only once, those messages are lost. The fail mode " +
   "below matters only while both are down at once.";
 
 /** What each fail mode means for a Chatwork workspace while Redis and PostgreSQL are both down. */
