@@ -350,10 +350,10 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** Whether every instance's breaker says Redis is `up` (resident_redis_up). */
+/** Whether every instance says Redis is `up` (resident_shared_store_up, which follows its breaker). */
 async function redisUpEverywhere(dep: Deployment, up: boolean): Promise<boolean> {
   const seen = await Promise.all(
-    dep.instances.map(async (instance) => (await instance.metrics()).sum("resident_redis_up")),
+    dep.instances.map(async (instance) => (await instance.metrics()).sum("resident_shared_store_up")),
   );
   return seen.every((value) => value === (up ? 1 : 0));
 }
