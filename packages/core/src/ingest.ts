@@ -130,7 +130,10 @@ export class Ingest {
       }
     }
     if (workspace.settings.failMode === "closed") {
-      this.deps.logger.warn({ workspaceId: ws.workspaceId, err: unavailable }, "stores unavailable: refusing (fail closed)");
+      this.deps.logger.warn(
+        { workspaceId: ws.workspaceId, err: unavailable },
+        "stores unavailable: refusing (fail closed)",
+      );
       return retryLater("store unavailable, retry later");
     }
     this.deps.telemetry.failOpenPass(ws);
