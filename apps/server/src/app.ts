@@ -69,6 +69,9 @@ export function buildInternalApp(runtime: Runtime, logger: Logger) {
 function internalOptions(runtime: Runtime) {
   return {
     checks: { store: () => runtime.shared.ping(), database: () => runtime.tenants.ping().then(assertTrue) },
+    // Either shared store is enough to take deliveries in and answer them (packages/core/README.md, "When a store is
+    // away"): an instance is pulled from its load balancer only when both are away.
+    readyWhen: (up: Record<string, boolean>) => Boolean(up.store || up.database),
     registry: runtime.metrics.registry,
   };
 }

@@ -4,6 +4,8 @@ import type { Registry } from "prom-client";
 export interface InternalRoutesOptions {
   /** Each dependency's reachability: the shared store, the database. */
   checks: Record<string, () => Promise<unknown>>;
+  /** Which checks must pass for the instance to be ready. Default: all of them. */
+  readyWhen?: (up: Record<string, boolean>) => boolean;
   registry: Registry;
 }
 
@@ -16,7 +18,7 @@ export const livenessRoute: FastifyPluginAsync = async (app) => {
  * `/readyz` says what the instance depends on answers too; `/metrics` for Prometheus. Both tell an outsider about
  * the deployment, so they belong on METRICS_PORT, away from the public port.
  */
-export const internalRoutes: FastifyPluginAsync<InternalRoutesOptions> = async (app, { checks, registry }) => {
+export const internalRoutes: FastifyPluginAsync<InternalRoutesOptions> = async (app, { checks, readyWhen, registry }) => {
   app.get("/readyz", { logLevel: "warn" }, async (_request, reply) => {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => [
@@ -27,8 +29,9 @@ export const internalRoutes: FastifyPluginAsync<InternalRoutesOptions> = async (
         ),
       ]),
     );
-    const ready = results.every(([, up]) => up);
-    return reply.code(ready ? 200 : 503).send({ ok: ready, checks: Object.fromEntries(results) });
+    const up = Object.fromEntries(results) as Record<string, boolean>;
+    const ready = readyWhen ? readyWhen(up) : results.every(([, reachable]) => reachable);
+    return reply.code(ready ? 200 : 503).send({ ok: ready, checks: up });
   });
 
   app.get("/metrics", { logLevel: "warn" }, async (_request, reply) => {

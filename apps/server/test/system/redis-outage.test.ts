@@ -95,6 +95,12 @@ async function stormThrough(outage: Outage): Promise<void> {
   await settle(leadMs);
   await outage.begin();
   const began = Date.now();
+  // Once every instance has seen Redis go, each stays ready: it takes deliveries in through PostgreSQL.
+  await eventually(
+    async () => expect(Object.values(await perInstance(d(), "resident_shared_store_up"))).toEqual([0, 0, 0]),
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
+  const readyDuring = await d().statuses("/readyz");
 
   // Halfway through the outage, the instance with the most answers in flight dies.
   await settle(outage.ms / 2);
@@ -146,10 +152,13 @@ async function stormThrough(outage: Outage): Promise<void> {
     killed: victim.name,
     inFlightAtKill: heldAtKill.size,
     takenInByPostgres: standbyPasses,
+    readyzDuring: readyDuring,
     slackAckMs: ackMs("slack"),
     chatworkAckMs: ackMs("chatwork"),
   });
 
+  expect(readyDuring, "ready while Redis is away").toEqual([200, 200, 200]);
+  expect(standbyPasses, "deliveries taken in through PostgreSQL: the outage was felt").toBeGreaterThan(0);
   expect(
     nonOk.map((l) => l.status),
     "deliveries not acked 2xx",
