@@ -274,9 +274,13 @@ async function main(): Promise<number> {
   );
   acceptedUnique += outageClosed.result.ok;
   forget(sentThreads, downLive.length - downFeed.taken);
-  const downPaced = mentions(Math.ceil(rate * settings.rateS));
-  step(`ingest with Redis down: open loop at ${rate}/s for ${settings.rateS} s`);
-  const outageRate = await measured(ingestCpu(), () => openLoop(dep.url, new RequestFeed(downPaced), rateOptions));
+  // The fixed rate: the same share of what the PostgreSQL lane takes (workers live), run again once Redis is back.
+  const outageRateValue = Math.max(10, Math.round(outageClosed.result.perSecond * settings.rateShare));
+  const outageRateOptions = { ...rateOptions, rate: outageRateValue };
+  step(`ingest with Redis down: open loop at ${outageRateValue}/s for ${settings.rateS} s`);
+  const outageRate = await measured(ingestCpu(), () =>
+    openLoop(dep.url, new RequestFeed(mentions(Math.ceil(outageRateValue * settings.rateS))), outageRateOptions),
+  );
   acceptedUnique += outageRate.result.ok;
   step("Redis back (AOF): waiting for every instance to switch back, and for the answers");
   const backAt = performance.now();
@@ -284,6 +288,11 @@ async function main(): Promise<number> {
   await until(() => redisUpEverywhere(dep, true), 30_000, "every instance to see Redis up");
   const healMs = performance.now() - backAt;
   const outageDrain = await drain(dep, redis, acceptedUnique);
+  step(`ingest with Redis back, workers live: open loop at ${outageRateValue}/s for ${settings.rateS} s`);
+  const upRate = await measured(ingestCpu(), () =>
+    openLoop(dep.url, new RequestFeed(mentions(Math.ceil(outageRateValue * settings.rateS))), outageRateOptions),
+  );
+  acceptedUnique += upRate.result.ok;
 
   // Correctness: one reply per accepted message, none for a duplicate.
   await drain(dep, redis, acceptedUnique);
@@ -308,7 +317,15 @@ async function main(): Promise<number> {
     liveDrainS: liveDrain.seconds,
     baselineRate,
     ingestRate,
-    outage: { closed: outageClosed, rate: outageRate, switchMs, healMs, drainS: outageDrain.seconds },
+    outage: {
+      closed: outageClosed,
+      rate: outageRate,
+      upRate,
+      rateValue: outageRateValue,
+      switchMs,
+      healMs,
+      drainS: outageDrain.seconds,
+    },
     e2e: {
       messages: n,
       ...e2e.result,
