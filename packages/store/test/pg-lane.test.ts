@@ -1,7 +1,7 @@
+import { eventually } from "@resident/testkit";
+import { createDatabase, type TestDatabase } from "@resident/testkit/processes";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "../../testkit/src/eventually.ts";
-import { createDatabase, type TestDatabase } from "../../testkit/src/processes/postgres.ts";
 import { ensureLaneSchema, type LaneSql, PgClaimStore, PgQueue } from "../src/index.ts";
 import { claimCases } from "./support/claim-contract.ts";
 

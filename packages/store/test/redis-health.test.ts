@@ -1,7 +1,7 @@
 import { CorruptRecordError, StoreUnavailableError } from "@resident/core";
+import { eventually } from "@resident/testkit";
+import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "../../testkit/src/eventually.ts";
-import { RedisServer } from "../../testkit/src/processes/redis.ts";
 import { connectRedis, type RedisClient, RedisHealth, RedisStore } from "../src/index.ts";
 
 /*
