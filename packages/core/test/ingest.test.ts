@@ -4,6 +4,7 @@ import type { QueuedEvent } from "../src/chat-event.ts";
 import { StoreUnavailableError } from "../src/errors.ts";
 import { EventGate } from "../src/event-gate.ts";
 import { Ingest, type Lane } from "../src/ingest.ts";
+import { eventKey } from "../src/keys.ts";
 import type { ClaimStore } from "../src/ports/claim-store.ts";
 import type { JobQueue } from "../src/ports/job-queue.ts";
 import {
@@ -46,7 +47,7 @@ class GatedQueue implements JobQueue<QueuedEvent> {
   depth = () => this.inner.depth();
 }
 
-function setUp(options: { sharedStore?: ClaimStore; inFlightWaitMs?: number } = {}) {
+function setUp(options: { sharedStore?: ClaimStore } = {}) {
   const open = workspace("ws-open", { failMode: "open" });
   const closed = workspace("ws-closed", { failMode: "closed" });
   const telemetry = new CountingTelemetry();
@@ -63,7 +64,6 @@ function setUp(options: { sharedStore?: ClaimStore; inFlightWaitMs?: number } = 
     local: lane(new MemoryStore(), localQueue),
     telemetry,
     logger: quietLogger,
-    inFlightWaitMs: options.inFlightWaitMs,
   });
   return { ingest, telemetry, sharedQueue, localQueue };
 }
@@ -109,7 +109,7 @@ describe("Ingest", () => {
   });
 
   it("acknowledges a concurrent copy only once the first is queued", async () => {
-    const { ingest, sharedQueue } = setUp({ inFlightWaitMs: 5_000 });
+    const { ingest, sharedQueue } = setUp();
     sharedQueue.hold();
     const first = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
     const copy = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
@@ -125,14 +125,13 @@ describe("Ingest", () => {
     expect(await sharedQueue.depth()).toBe(1);
   });
 
-  it("asks a copy to retry when the first is still not queued after the in-flight wait", async () => {
-    const { ingest, sharedQueue } = setUp({ inFlightWaitMs: 50 });
-    sharedQueue.hold();
-    const first = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
-    const copy = await ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
-    expect(copy).toMatchObject({ status: 503, headers: { "retry-after": "5" } });
-    sharedQueue.release();
-    expect((await first).status).toBe(200);
+  it("queues a copy itself, under the same id, when the first's instance died before queueing it", async () => {
+    const store = new MemoryStore();
+    const { ingest, sharedQueue } = setUp({ sharedStore: store });
+    await store.claim(eventKey({ workspaceId: "ws-closed", eventId: "e1" }), "an instance that died", leaseMs);
+    expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toMatchObject({ status: 200 });
+    expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toMatchObject({ status: 200 });
+    expect(await sharedQueue.depth()).toBe(1);
   });
 
   it("gives the claim back when the enqueue fails, so the platform's retry is queued", async () => {

@@ -113,6 +113,7 @@ export class CountingTelemetry implements Telemetry {
   deliveryReceived = () => this.bump("deliveryReceived");
   platformRetry = () => this.bump("platformRetry");
   eventDuplicate = () => this.bump("eventDuplicate");
+  standbyPass = () => this.bump("standbyPass");
   failOpenPass = () => this.bump("failOpenPass");
   acked = () => this.bump("acked");
   replyDuplicate = () => this.bump("replyDuplicate");

@@ -18,7 +18,10 @@ export const livenessRoute: FastifyPluginAsync = async (app) => {
  * `/readyz` says what the instance depends on answers too; `/metrics` for Prometheus. Both tell an outsider about
  * the deployment, so they belong on METRICS_PORT, away from the public port.
  */
-export const internalRoutes: FastifyPluginAsync<InternalRoutesOptions> = async (app, { checks, readyWhen, registry }) => {
+export const internalRoutes: FastifyPluginAsync<InternalRoutesOptions> = async (
+  app,
+  { checks, readyWhen, registry },
+) => {
   app.get("/readyz", { logLevel: "warn" }, async (_request, reply) => {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => [

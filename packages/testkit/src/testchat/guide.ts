@@ -12,11 +12,14 @@ export const testchatGuide: PlatformGuide = {
     "Save its token and the signing secret here.",
     "Deliver to the webhook URL.",
   ],
+  outageBehaviour:
+    "While Redis is down, deliveries are taken in and answered through PostgreSQL; while PostgreSQL is down, through " +
+    "Redis, except for a workspace no instance has seen since it started (HTTP 503).",
   failModeConsequences: {
     closed:
-      "While the shared store is down, deliveries are refused (HTTP 503); Testchat never retries, so they are lost.",
+      "If Redis and PostgreSQL are both down, deliveries are refused (HTTP 503); Testchat never retries, so they are lost.",
     open:
-      "While the shared store is down, the instance that receives a delivery answers it on its own; a twin reaching " +
+      "If Redis and PostgreSQL are both down, the instance that receives a delivery answers it on its own; a twin reaching " +
       "another instance may be answered twice.",
   },
 };
