@@ -105,7 +105,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
    * Every page is checked as it is shown: a full-page screenshot, axe-core with no violation, the document in the
    * language asked for, and on a Japanese page no English left but the allowed words and what the admin typed.
    */
-  async function snapshot(name: string): Promise<void> {
+  async function snapshot(name: string, platformWords: string[] = []): Promise<void> {
     await page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
     pagesSeen.push(await page.content());
     expect({ page: name, violations: await axeViolations(page) }).toEqual({ page: name, violations: [] });
@@ -114,9 +114,9 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     if (code === "ja") {
       const allowed = [...productNames, ...termsKeptInLatin, ...platformIdentifiers, ...typed];
       expect({ page: name, english: latinLeft(words.texts, allowed) }).toEqual({ page: name, english: [] });
-      // The one text marked as English is the switch's own name for English; the platforms' own error words would
-      // be too, but no page of this walk shows one.
-      expect({ page: name, marked: words.marked }).toEqual({ page: name, marked: [{ lang: "en", text: "English" }] });
+      // Marked as English: the switch's own name for English, and what a platform said in its own words.
+      const marked = ["English", ...platformWords].map((text) => ({ lang: "en", text }));
+      expect({ page: name, marked: words.marked }).toEqual({ page: name, marked });
     } else {
       // The same check finds the English of an English page: it can fail.
       expect(latinLeft(words.texts, [...productNames, ...typed]).length).toBeGreaterThan(5);
@@ -228,13 +228,27 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await result.getByText(bot.userId).waitFor();
   });
 
-  it("draws every platform's form from its guide, in this language: Teams' app types, Chatwork's token list", async () => {
+  it("says in this language that Slack refused a wrong bot token, with Slack's own words marked as theirs", async () => {
     await nav().getByRole("link", { name: t.shell.workspaces }).click();
+    await page.getByRole("link", { name: t.workspaces.connect("Slack") }).click();
+    await page.getByLabel(t.form.name, { exact: true }).fill("refused");
+    await page.getByLabel(label(slackPlatform.guide, "signingSecret"), { exact: true }).fill(signingSecret);
+    await page.getByLabel(label(slackPlatform.guide, "botToken"), { exact: true }).fill("xoxb-not-a-real-token");
+    await page.getByRole("button", { name: t.form.connectTitle("Slack") }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText(t.errors.credentialsRefused("Slack")).waitFor();
+    const slackSaid = (await alert.locator('[lang="en"]').textContent()) as string;
+    expect(slackSaid).toContain("invalid_auth");
+    await snapshot("07-connect-refused", [slackSaid]);
+    await page.getByRole("link", { name: t.form.back }).click();
+  });
+
+  it("draws every platform's form from its guide, in this language: Teams' app types, Chatwork's token list", async () => {
     await page.getByRole("link", { name: t.workspaces.connect("Microsoft Teams") }).click();
     await page.getByRole("heading", { name: t.form.connectTitle("Microsoft Teams"), level: 1 }).waitFor();
     await page.getByLabel(t.form.optional(label(teamsPlatform.guide, "appType"))).selectOption("SingleTenant");
     await page.getByText(language.teamsTenantHelp).waitFor();
-    await snapshot("07-connect-teams");
+    await snapshot("08-connect-teams");
 
     await page.getByRole("link", { name: t.form.back }).click();
     await page.getByRole("link", { name: t.workspaces.connect("Chatwork") }).click();
@@ -245,7 +259,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await page.getByRole("button", { name: t.form.addAnother }).click();
     const secondToken = page.getByLabel(t.form.listItem(label(chatworkPlatform.guide, "webhookTokens"), 2));
     await expect(secondToken.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
-    await snapshot("08-connect-chatwork");
+    await snapshot("09-connect-chatwork");
     await page.getByRole("link", { name: t.form.back }).click();
     await page.getByRole("link", { name: workspaceName }).click();
     await page.getByRole("heading", { name: workspaceName, level: 1 }).waitFor();
@@ -260,7 +274,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(webhookUrl);
     await page.getByText(language.slackEventsStep).waitFor();
     await page.getByText(language.oneDay).first().waitFor();
-    await snapshot("09-workspace");
+    await snapshot("10-workspace");
   });
 
   it("shows one event and one reply once a signed message arrives, then the duplicate delivery it suppressed", async () => {
@@ -272,7 +286,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
       expect(await stat("replies").textContent()).toBe("1");
     });
     await page.getByText(t.activity.lastReply).waitFor();
-    await snapshot("10-answered-once");
+    await snapshot("11-answered-once");
 
     expect((await deliver(webhookUrl, signSlackRequest({ signingSecret, body: mention }))).status).toBe(200);
     await eventually(async () => {
@@ -283,11 +297,11 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     expect(await stat("replies").textContent()).toBe("1");
     expect(s.slack.postsInThread(mention.event.channel, mention.event.ts)).toHaveLength(1);
     await page.getByText(t.chart.legend(t.chart.duplicates, "1")).waitFor();
-    await snapshot("11-duplicate-suppressed");
+    await snapshot("12-duplicate-suppressed");
 
     await page.getByLabel(t.workspace.lastDay).check();
     await expect.poll(() => page.locator('[id^="chart-summary"]').textContent()).toContain(t.chart.lastDay);
-    await snapshot("12-chart-last-day");
+    await snapshot("13-chart-last-day");
   });
 
   it("edits the workspace without ever showing a stored credential, and audits who changed what", async () => {
@@ -300,7 +314,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     const secretField = page.getByLabel(label(slackPlatform.guide, "signingSecret"), { exact: true });
     expect(await secretField.inputValue()).toBe("");
     expect(await secretField.isDisabled()).toBe(true);
-    await snapshot("13-edit-workspace");
+    await snapshot("14-edit-workspace");
     await page.getByLabel(t.form.systemPrompt).fill(changedPrompt);
     await page.getByRole("button", { name: t.form.save }).click();
     await page.getByText(changedPrompt).waitFor();
@@ -312,12 +326,12 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await changed.getByRole("cell", { name: t.workspace.systemPrompt, exact: true }).waitFor();
     const connected = `${t.audit.actions["workspace.create"]}${t.audit.onPlatform("Slack")}`;
     await page.getByRole("row", { name: new RegExp(connected.replace(/[()]/g, "\\$&")) }).waitFor();
-    await snapshot("14-audit-log");
+    await snapshot("15-audit-log");
 
     await nav().getByRole("link", { name: t.shell.workspaces }).click();
     const row = page.getByRole("row", { name: new RegExp(workspaceName) });
     await row.getByText(t.activity.justNow).first().waitFor();
-    await snapshot("15-workspaces");
+    await snapshot("16-workspaces");
   });
 
   it("shows a tenant admin nothing of another tenant, in the page or through the API", async () => {
@@ -339,7 +353,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
       }
       pagesSeen.push(html);
     }
-    await snapshot("16-not-yours");
+    await snapshot("17-not-yours");
 
     const apiPaths = [
       `/tenants/${other.tenantId}`,
@@ -381,7 +395,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await page.getByRole("button", { name: t.workspace.cancel }).click();
     await page.getByRole("button", { name: t.workspace.delete }).click();
     await page.getByRole("alert").getByText(t.workspace.confirmDelete(workspaceName)).waitFor();
-    await snapshot("17-delete-confirm");
+    await snapshot("18-delete-confirm");
     await page.getByRole("button", { name: t.workspace.deleteNamed(workspaceName) }).click();
     await page.getByText(t.workspaces.none).waitFor();
     const late = signSlackRequest({ signingSecret, body: appMention(bot, "anyone there?") });
@@ -405,7 +419,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     expect(await page.evaluate(() => localStorage.getItem("resident.language"))).toBe(otherCode);
     await page.getByRole("button", { name: t.languageName }).press("Enter");
     await page.getByRole("link", { name: t.workspaces.connect("Slack") }).waitFor();
-    await snapshot("18-workspaces-after-switching-back");
+    await snapshot("19-workspaces-after-switching-back");
   });
 
   it("never let a credential reach the browser, showed the token once, fetched nothing from outside, broke no CSP", async () => {
