@@ -14,7 +14,7 @@ let current: ConsoleLanguage = initialLanguage();
 
 /** The choice remembered, else the first of the browser's preferred languages the console speaks, else English. */
 function initialLanguage(): ConsoleLanguage {
-  const stored = localStorage.getItem(storageKey);
+  const stored = remembered();
   if (isConsoleLanguage(stored)) return stored;
   for (const tag of navigator.languages) {
     const primary = tag.split("-")[0]?.toLowerCase();
@@ -48,7 +48,19 @@ export function translated(words: Translated): string {
 
 export function chooseLanguage(chosen: ConsoleLanguage): void {
   current = chosen;
-  localStorage.setItem(storageKey, chosen);
+  try {
+    localStorage.setItem(storageKey, chosen);
+  } catch {
+    // Storage refused (disabled, full): the choice holds for this visit only.
+  }
+}
+
+function remembered(): string | null {
+  try {
+    return localStorage.getItem(storageKey);
+  } catch {
+    return null;
+  }
 }
 
 /**
