@@ -120,6 +120,13 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     } else {
       // The same check finds the English of an English page: it can fail.
       expect(latinLeft(words.texts, [...productNames, ...typed]).length).toBeGreaterThan(5);
+      // And nothing Japanese is left on an English page but the switch's own name for Japanese.
+      const japanese = /[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]/;
+      expect({ page: name, japanese: words.texts.filter((text) => japanese.test(text)) }).toEqual({
+        page: name,
+        japanese: [],
+      });
+      expect({ page: name, marked: words.marked }).toEqual({ page: name, marked: [{ lang: "ja", text: "日本語" }] });
     }
   }
 
