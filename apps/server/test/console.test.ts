@@ -149,7 +149,8 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
   const workspaceName = `Support ${code}`;
   const prompt = `You answer for Acme support (${code}).`;
   const changedPrompt = `You answer for Acme support (${code}), briefly.`;
-  typed.push(tenantName, workspaceName, prompt, changedPrompt);
+  const deployBot = `Deploy bot ${code}`;
+  typed.push(tenantName, workspaceName, prompt, changedPrompt, deployBot);
   let bot: FakeSlackBot;
   const signingSecret = randomBytes(16).toString("hex");
   let tenantToken: string;
@@ -409,12 +410,63 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     expect((await deliver(webhookUrl, late)).status).toBe(404);
   });
 
+  it("lists, names and revokes tokens on the Tokens page, and never shows a token again after its first display", async () => {
+    const escaped = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    await nav().getByRole("link", { name: t.shell.tokens }).click();
+    await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
+    // Issued from the tenants list, the token is named in the operator's language.
+    await page.getByRole("row", { name: escaped(`${t.tenants.defaultTokenName} ${t.tokens.thisSession}`) }).waitFor();
+    await page.getByText(t.tokens.askOperator).waitFor();
+    await snapshot("20-tokens-of-a-tenant-admin");
+    await page.getByRole("button", { name: t.shell.signOut }).click();
+
+    await page.getByLabel(t.signIn.tokenLabel).fill(s.operator.token);
+    await page.getByRole("button", { name: t.signIn.title }).click();
+    await page.getByRole("link", { name: t.tenants.tokensLinkOf(tenantName) }).click();
+    await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
+    const responsesBefore = (await browser.received()).length;
+    await page.getByLabel(t.tokens.nameLabel).fill(deployBot);
+    await page.getByRole("button", { name: t.tokens.issueButton }).click();
+    const shown = page.getByLabel(t.tenants.tokenLabel, { exact: true });
+    await shown.waitFor();
+    const deployToken = await shown.inputValue();
+    expect(deployToken).toMatch(/^rsd_/);
+    const row = page.getByRole("row", { name: escaped(deployBot) });
+    await row.getByText(`${deployToken.slice(0, 12)}…`).waitFor();
+    await snapshot("21-token-issued");
+    await page.getByRole("button", { name: t.tenants.done }).click();
+    expect(await page.content()).not.toContain(deployToken);
+    expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(200);
+
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(deployToken);
+    await snapshot("22-tokens");
+    await row.getByRole("button", { name: t.tokens.revokeNamed(deployBot) }).click();
+    await page.getByRole("alert").getByText(t.tokens.confirmRevoke(deployBot)).waitFor();
+    await snapshot("23-token-revoke-confirm");
+    await page
+      .getByRole("button", { name: t.tokens.revokeNamed(deployBot), exact: true })
+      .last()
+      .click();
+    await page.getByRole("row", { name: escaped(deployBot) }).waitFor({ state: "detached" });
+    expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(401);
+    await snapshot("24-token-revoked");
+
+    const after = (await browser.received()).slice(responsesBefore);
+    const showing = after.filter((response) => response.body.includes(deployToken));
+    expect(showing.map((response) => `${response.status} ${new URL(response.url).pathname}`)).toEqual([
+      `201 /admin/api/tenants/${tenantId}/tokens`,
+    ]);
+    const audit = await s.operator.expect<{ action: string }[]>(200, "GET", `/tenants/${tenantId}/audit`);
+    expect(audit.slice(0, 2).map((entry) => entry.action)).toEqual(["token.revoke", "token.issue"]);
+  });
+
   it("switches language from the header by keyboard, sets lang, and remembers the choice", async () => {
     const [otherCode, otherT] = code === "ja" ? (["en", en] as const) : (["ja", ja] as const);
     await tabTo(page.getByRole("group", { name: t.shell.language }).getByRole("button", { name: otherT.languageName }));
     await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: tenantName, level: 1 }).waitFor();
-    await page.getByRole("link", { name: otherT.workspaces.connect("Slack") }).waitFor();
+    await page.getByRole("heading", { name: otherT.tokens.title(tenantName), level: 1 }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe(otherCode);
     const chosen = page.getByRole("button", { name: otherT.languageName });
     await expect(chosen.getAttribute("aria-pressed")).resolves.toBe("true");
@@ -422,11 +474,11 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await expect(chosen.evaluate((button) => button === document.activeElement)).resolves.toBe(true);
 
     await page.reload();
-    await page.getByRole("link", { name: otherT.workspaces.connect("Slack") }).waitFor();
+    await page.getByRole("heading", { name: otherT.tokens.title(tenantName), level: 1 }).waitFor();
     expect(await page.evaluate(() => localStorage.getItem("resident.language"))).toBe(otherCode);
     await page.getByRole("button", { name: t.languageName }).press("Enter");
-    await page.getByRole("link", { name: t.workspaces.connect("Slack") }).waitFor();
-    await snapshot("19-workspaces-after-switching-back");
+    await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
+    await snapshot("25-tokens-after-switching-back");
   });
 
   it("never let a credential reach the browser, showed the token once, fetched nothing from outside, broke no CSP", async () => {
