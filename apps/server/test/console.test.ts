@@ -417,7 +417,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     // Issued from the tenants list, the token is named in the operator's language.
     await page.getByRole("row", { name: escaped(`${t.tenants.defaultTokenName} ${t.tokens.thisSession}`) }).waitFor();
     await page.getByText(t.tokens.askOperator).waitFor();
-    await snapshot("20-tokens-of-a-tenant-admin");
+    await snapshot("19-tokens-of-a-tenant-admin");
     await page.getByRole("button", { name: t.shell.signOut }).click();
 
     await page.getByLabel(t.signIn.tokenLabel).fill(s.operator.token);
@@ -433,7 +433,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     expect(deployToken).toMatch(/^rsd_/);
     const row = page.getByRole("row", { name: escaped(deployBot) });
     await row.getByText(`${deployToken.slice(0, 12)}…`).waitFor();
-    await snapshot("21-token-issued");
+    await snapshot("20-tokens-new-token");
     await page.getByRole("button", { name: t.tenants.done }).click();
     expect(await page.content()).not.toContain(deployToken);
     expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(200);
@@ -441,17 +441,17 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await page.reload();
     await row.waitFor();
     expect(await page.content()).not.toContain(deployToken);
-    await snapshot("22-tokens");
+    await snapshot("21-tokens");
     await row.getByRole("button", { name: t.tokens.revokeNamed(deployBot) }).click();
     await page.getByRole("alert").getByText(t.tokens.confirmRevoke(deployBot)).waitFor();
-    await snapshot("23-token-revoke-confirm");
+    await snapshot("22-token-revoke-confirm");
     await page
       .getByRole("button", { name: t.tokens.revokeNamed(deployBot), exact: true })
       .last()
       .click();
     await page.getByRole("row", { name: escaped(deployBot) }).waitFor({ state: "detached" });
     expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(401);
-    await snapshot("24-token-revoked");
+    await snapshot("23-token-revoked");
 
     const after = (await browser.received()).slice(responsesBefore);
     const showing = after.filter((response) => response.body.includes(deployToken));
@@ -478,7 +478,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     expect(await page.evaluate(() => localStorage.getItem("resident.language"))).toBe(otherCode);
     await page.getByRole("button", { name: t.languageName }).press("Enter");
     await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
-    await snapshot("25-tokens-after-switching-back");
+    await snapshot("24-tokens-after-switching-back");
   });
 
   it("never let a credential reach the browser, showed the token once, fetched nothing from outside, broke no CSP", async () => {
