@@ -76,4 +76,11 @@ export interface Series {
   points: { at: string; counts: StatCounts }[];
 }
 
-export type ConnectionTest = { ok: true; identity: BotIdentity } | { ok: false; error: string };
+/** Why a platform would not take credentials: `reason` for the console's words, `detail` in the platform's. */
+export interface ConnectFailure {
+  error: string;
+  reason: "refused" | "unreachable";
+  detail: string;
+}
+
+export type ConnectionTest = { ok: true; identity: BotIdentity } | ({ ok: false } & ConnectFailure);

@@ -15,13 +15,13 @@ import type {
   WorkspaceInput,
 } from "./api-types.ts";
 
-/** The admin API refused or failed; `message` is its own words. */
+/** The admin API refused or failed; `message` is its own words, `reason` and `detail` what a 422 explains. */
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(
     readonly status: number,
     message: string,
-    readonly issues: string[] = [],
+    readonly answer: { issues?: string[]; reason?: string; detail?: string } = {},
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -72,7 +72,7 @@ export class AdminApi {
     const answer = text ? JSON.parse(text) : undefined;
     if (!response.ok) {
       const retryAfter = Number(response.headers.get("retry-after")) || undefined;
-      throw new ApiError(response.status, answer?.error ?? response.statusText, answer?.issues, retryAfter);
+      throw new ApiError(response.status, answer?.error ?? response.statusText, answer ?? {}, retryAfter);
     }
     return answer as T;
   }

@@ -1,6 +1,8 @@
 import { AdminApi, ApiError } from "./api.ts";
+import { describeProblem } from "./api-errors.ts";
 import { base, type Context, type Page, paths } from "./context.ts";
 import { fill } from "./dom.ts";
+import { type ConsoleLanguage, chooseLanguage, language, text } from "./i18n/language.ts";
 import { route } from "./routes.ts";
 import { session } from "./session.ts";
 import { layout } from "./views/layout.ts";
@@ -20,6 +22,7 @@ export class ConsoleApp {
   constructor(private readonly root: HTMLElement) {}
 
   start(): void {
+    document.documentElement.lang = language();
     window.addEventListener("popstate", () => void this.render());
     document.addEventListener("click", (event) => this.followLink(event));
     void this.render();
@@ -41,7 +44,8 @@ export class ConsoleApp {
       const path = location.pathname;
       if (path === base || path === paths.home()) return this.navigateHome(this.context);
       const view = route(path);
-      const page = view ? await view(this.context) : messagePage("Not found", "There is no page at this address.");
+      const t = text().errors;
+      const page = view ? await view(this.context) : messagePage(t.notFound, t.noPageHere);
       if (render !== this.renders) return page.dispose?.();
       this.show(page, options, this.context);
     } catch (error) {
@@ -52,22 +56,31 @@ export class ConsoleApp {
 
   private show(page: Page, options: { focus?: boolean }, context?: Context): void {
     this.page = page;
-    document.title = `${page.title} · resident admin`;
-    fill(this.root, context ? layout(context, this.signOut, page.element) : page.element);
+    document.title = text().shell.pageTitle(page.title);
+    const shell = { context, signOut: () => this.signOut(), chooseLanguage: this.chooseLanguage };
+    fill(this.root, layout(shell, page.element));
     if (options.focus) this.root.querySelector<HTMLElement>("h1")?.focus();
   }
 
   private fail(error: unknown, options: { focus?: boolean }): void {
+    const t = text().errors;
     if (error instanceof ApiError && error.status === 401) {
-      this.signOut("Your token is no longer valid. Sign in again.");
+      this.signOut(t.sessionEnded);
       return;
     }
     const page =
       error instanceof ApiError && error.status === 404
-        ? messagePage("Not found", "There is nothing here, or it is not yours to see.")
-        : messagePage("Something went wrong", error instanceof Error ? error.message : String(error));
+        ? messagePage(t.notFound, t.notYours)
+        : messagePage(t.somethingWentWrong, describeProblem(error).message);
     this.show(page, options, this.context);
   }
+
+  /** Every page is built in one language, so a new choice shows the page again (and the document says which). */
+  private chooseLanguage = (chosen: ConsoleLanguage): void => {
+    chooseLanguage(chosen);
+    document.documentElement.lang = chosen;
+    void this.render().then(() => this.root.querySelector<HTMLElement>(`.languages [lang="${chosen}"]`)?.focus());
+  };
 
   private signIn = async (token: string): Promise<void> => {
     this.context = await this.open(token);

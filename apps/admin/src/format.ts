@@ -1,19 +1,24 @@
-const clock = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const count = new Intl.NumberFormat();
+import { intlLocale, text } from "./i18n/language.ts";
+
+/** Numbers, dates and durations in the language chosen, by Intl: the console builds none of them by hand. */
 
 export function formatCount(n: number): string {
-  return count.format(n);
+  return new Intl.NumberFormat(intlLocale()).format(n);
 }
 
 export function formatTime(iso: string): string {
-  return clock.format(new Date(iso));
+  return new Intl.DateTimeFormat(intlLocale(), { dateStyle: "medium", timeStyle: "medium" }).format(new Date(iso));
 }
 
-/** "2 minutes ago", "just now". */
+export function formatClock(iso: string): string {
+  return new Intl.DateTimeFormat(intlLocale(), { hour: "2-digit", minute: "2-digit" }).format(new Date(iso));
+}
+
+/** "2 minutes ago", "2 分前", "just now". */
 export function formatAgo(iso: string, now = Date.now()): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  if (Math.abs(seconds) < 10) return "just now";
+  if (Math.abs(seconds) < 10) return text().activity.justNow;
+  const relative = new Intl.RelativeTimeFormat(intlLocale(), { numeric: "auto" });
   for (const [unit, size] of [
     ["day", 86_400],
     ["hour", 3_600],
@@ -24,8 +29,9 @@ export function formatAgo(iso: string, now = Date.now()): string {
   return relative.format(seconds, "second");
 }
 
+/** "1 day", "24 時間", "90 seconds": the largest whole unit. */
 export function formatSeconds(seconds: number): string {
-  if (seconds % 86_400 === 0) return `${seconds / 86_400} ${seconds === 86_400 ? "day" : "days"}`;
-  if (seconds % 3_600 === 0) return `${seconds / 3_600} ${seconds === 3_600 ? "hour" : "hours"}`;
-  return `${seconds} seconds`;
+  const [unit, size] =
+    seconds % 86_400 === 0 ? ["day", 86_400] : seconds % 3_600 === 0 ? ["hour", 3_600] : ["second", 1];
+  return new Intl.NumberFormat(intlLocale(), { style: "unit", unit, unitDisplay: "long" }).format(seconds / size);
 }

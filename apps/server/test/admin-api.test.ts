@@ -58,13 +58,19 @@ describe("admin API: tenant isolation", () => {
 describe("admin API: workspaces", () => {
   it("checks credentials with the platform before storing them", async () => {
     const tenant = await s.operator.createTenant("careful");
-    const refused = await tenant.admin.request<{ error: string }>("POST", `/tenants/${tenant.tenantId}/workspaces`, {
-      platform: "slack",
-      name: "wrong token",
-      credentials: { signingSecret: "0123456789abcdef", botToken: "xoxb-not-a-real-token" },
-    });
+    const refused = await tenant.admin.request<{ error: string; reason: string; detail: string }>(
+      "POST",
+      `/tenants/${tenant.tenantId}/workspaces`,
+      {
+        platform: "slack",
+        name: "wrong token",
+        credentials: { signingSecret: "0123456789abcdef", botToken: "xoxb-not-a-real-token" },
+      },
+    );
     expect(refused.status).toBe(422);
     expect(refused.body.error).toContain("invalid_auth");
+    // A stable reason the console translates, beside the platform's own words.
+    expect(refused.body).toMatchObject({ reason: "refused", detail: expect.stringContaining("invalid_auth") });
     const malformed = await tenant.admin.request("POST", `/tenants/${tenant.tenantId}/workspaces`, {
       platform: "slack",
       name: "no secret",

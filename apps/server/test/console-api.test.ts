@@ -51,12 +51,21 @@ describe("who is signed in, and the platforms", () => {
       displayName: "Slack",
       defaultFailMode: "closed",
       credentialFields: [
-        expect.objectContaining({ name: "signingSecret", secret: true }),
+        expect.objectContaining({
+          name: "signingSecret",
+          secret: true,
+          label: { en: "Signing secret", ja: "署名シークレット" },
+        }),
         expect.objectContaining({ name: "botToken", secret: true }),
       ],
-      setupSteps: expect.arrayContaining([expect.stringContaining("Request URL")]),
-      outageBehaviour: expect.stringContaining("PostgreSQL"),
-      failModeConsequences: { open: expect.any(String), closed: expect.any(String) },
+      setupSteps: expect.arrayContaining([
+        { en: expect.stringContaining("Request URL"), ja: expect.stringContaining("イベントサブスクリプション") },
+      ]),
+      outageBehaviour: { en: expect.stringContaining("PostgreSQL"), ja: expect.stringContaining("PostgreSQL") },
+      failModeConsequences: {
+        open: { en: expect.any(String), ja: expect.any(String) },
+        closed: { en: expect.any(String), ja: expect.any(String) },
+      },
     });
     expect(guides[2]).toMatchObject({
       defaultFailMode: "open",
@@ -81,6 +90,7 @@ describe("test connection", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.ok).toBe(false);
     expect(answer.body.error).toContain("token_revoked");
+    expect(answer.body).toMatchObject({ reason: "refused", detail: expect.stringContaining("token_revoked") });
     const text = JSON.stringify(answer.body);
     for (const secret of [a.bot.token, a.signingSecret]) expect(text).not.toContain(secret);
   });

@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { en } from "@resident/admin/i18n/en";
+import { ja } from "@resident/admin/i18n/ja";
+import { chatworkPlatform } from "@resident/chatwork";
+import type { PlatformGuide } from "@resident/core";
+import { slackPlatform } from "@resident/slack";
+import { teamsPlatform } from "@resident/teams";
 import { deliver, eventually } from "@resident/testkit";
 import { freePort } from "@resident/testkit/processes";
 import {
@@ -10,43 +16,141 @@ import {
   type SlackWorkspace,
   signSlackRequest,
 } from "@resident/testkit/slack";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "./support/axe.ts";
 import { type Browser, openBrowser } from "./support/browser.ts";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import { latinLeft, pageWords } from "./support/untranslated.ts";
 
-const screenshots = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
+const output = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
+
+/**
+ * What a Japanese page may still say in Latin letters. Product names; the terms Japanese technical writing keeps
+ * as they are (API, URL, ID, Webhook …); the identifiers the platforms' setup steps name (scopes, events, an API
+ * method, manifest fields, app types) — the admin types them into the platform exactly so. Nothing else.
+ */
+const productNames = ["resident", "Slack", "Microsoft Teams", "Microsoft", "Teams", "Chatwork", "Azure Bot", "Entra", "PostgreSQL"];
+const termsKeptInLatin = ["API", "URL", "ID", "HTTP", "OAuth", "Webhook", "LLM", "DM", "Redis", "Ctrl+C"];
+const platformIdentifiers = [
+  "api.slack.com/apps",
+  "app_mentions:read",
+  "chat:write",
+  "im:history",
+  "channels:history",
+  "groups:history",
+  "mpim:history",
+  "app_mention",
+  "message.im",
+  "message",
+  "auth.test",
+  "xoxb-",
+  "bots[].botId",
+  "personal",
+  "groupChat",
+  "team",
+  "MultiTenant",
+  "SingleTenant",
+];
+
+const languages = [
+  {
+    code: "ja",
+    locale: "ja-JP",
+    t: ja,
+    slackClosedConsequence: "再送がすべて長い停止中に収まった",
+    chatworkClosedConsequence: "Chatwork は Webhook を再送しない",
+    teamsTenantHelp: "SingleTenant のアプリでは必須",
+    slackEventsStep: "「イベントサブスクリプション」を有効にし",
+    oneDay: "1 日",
+  },
+  {
+    code: "en",
+    locale: "en-US",
+    t: en,
+    slackClosedConsequence: "Slack sends each one again, three times",
+    chatworkClosedConsequence: "Chatwork never resends a webhook",
+    teamsTenantHelp: "required for a SingleTenant app",
+    slackEventsStep: "Event Subscriptions: turn them on",
+    oneDay: "1 day",
+  },
+] as const;
 
 let s: InProcessService;
-let browser: Browser;
-let page: Page;
-/** Each page's HTML as the browser showed it, for the check that no credential was ever in one. */
-const pagesSeen: string[] = [];
-
-/** Saves a full-page screenshot and remembers the page's HTML. */
-async function snapshot(name: string): Promise<void> {
-  await page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
-  pagesSeen.push(await page.content());
-}
-
-const stat = (name: string) => page.locator(`[data-stat="${name}"]`);
-const nav = () => page.getByRole("navigation", { name: "Main" });
 
 beforeAll(async () => {
-  await mkdir(screenshots, { recursive: true });
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  s = await startInProcessService({ PORT: String(port), PUBLIC_URL: origin });
-  browser = await openBrowser(origin);
-  page = await browser.context.newPage();
+  s = await startInProcessService({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
 });
-afterAll(async () => {
-  await browser?.close();
-  await s?.close();
-});
+afterAll(() => s?.close());
 
-describe("the admin console in a browser", () => {
-  const tenantName = "Acme Support";
+describe.each(languages)("the admin console in a browser preferring $locale", (language) => {
+  const { code, t } = language;
+  const screenshots = `${output}${code}/`;
+  let browser: Browser;
+  let page: Page;
+  /** Each page's HTML as the browser showed it, for the check that no credential was ever in one. */
+  const pagesSeen: string[] = [];
+  /** What the admin typed and the page shows back: not the console's words, so not to be translated. */
+  const typed: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(screenshots, { recursive: true });
+    browser = await openBrowser(s.url, { locale: language.locale });
+    page = await browser.context.newPage();
+  });
+  afterAll(() => browser?.close());
+
+  /**
+   * Every page is checked as it is shown: a full-page screenshot, axe-core with no violation, the document in the
+   * language asked for, and on a Japanese page no English left but the allowed words and what the admin typed.
+   */
+  async function snapshot(name: string, platformWords: string[] = []): Promise<void> {
+    await page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
+    pagesSeen.push(await page.content());
+    expect({ page: name, violations: await axeViolations(page) }).toEqual({ page: name, violations: [] });
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe(code);
+    const words = await pageWords(page);
+    if (code === "ja") {
+      const allowed = [...productNames, ...termsKeptInLatin, ...platformIdentifiers, ...typed];
+      expect({ page: name, english: latinLeft(words.texts, allowed) }).toEqual({ page: name, english: [] });
+      // Marked as English: the switch's own name for English, and what a platform said in its own words.
+      const marked = ["English", ...platformWords].map((text) => ({ lang: "en", text }));
+      expect({ page: name, marked: words.marked }).toEqual({ page: name, marked });
+    } else {
+      // The same check finds the English of an English page: it can fail.
+      expect(latinLeft(words.texts, [...productNames, ...typed]).length).toBeGreaterThan(5);
+      // And nothing Japanese is left on an English page but the switch's own name for Japanese.
+      const japanese = /[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]/;
+      expect({ page: name, japanese: words.texts.filter((text) => japanese.test(text)) }).toEqual({
+        page: name,
+        japanese: [],
+      });
+      expect({ page: name, marked: words.marked }).toEqual({ page: name, marked: [{ lang: "ja", text: "日本語" }] });
+    }
+  }
+
+  /** Presses Tab until `target` has the focus, as a keyboard-only admin would; fails if it never gets there. */
+  async function tabTo(target: Locator): Promise<void> {
+    await target.waitFor();
+    for (let presses = 0; presses < 60; presses += 1) {
+      if (await target.evaluate((element) => element === document.activeElement)) return;
+      await page.keyboard.press("Tab");
+    }
+    throw new Error(`Tab never reached ${target}`);
+  }
+
+  const stat = (name: string) => page.locator(`[data-stat="${name}"]`);
+  /** A credential's label as the platform's guide gives it in this language. */
+  const label = (guide: PlatformGuide, name: string) =>
+    guide.credentialFields.find((field) => field.name === name)?.label[code] as string;
+  const nav = () => page.getByRole("navigation", { name: t.shell.mainNavigation });
+  const tenantName = `Acme Support ${code}`;
+  const workspaceName = `Support ${code}`;
+  const prompt = `You answer for Acme support (${code}).`;
+  const changedPrompt = `You answer for Acme support (${code}), briefly.`;
+  const deployBot = `Deploy bot ${code}`;
+  typed.push(tenantName, workspaceName, prompt, changedPrompt, deployBot);
   let bot: FakeSlackBot;
   const signingSecret = randomBytes(16).toString("hex");
   let tenantToken: string;
@@ -54,101 +158,131 @@ describe("the admin console in a browser", () => {
   let tenantId: string;
   let other: SlackWorkspace;
 
-  it("lets the operator sign in (not with a wrong token), create a tenant and issue its admin token once", async () => {
+  it("opens in the browser's language; the operator signs in (not with a wrong token), creates a tenant and issues its token once", async () => {
     await page.goto(`${s.url}/admin/`);
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect(await page.evaluate(() => navigator.languages[0])).toBe(language.locale);
+    await page.getByRole("heading", { name: t.signIn.title }).waitFor();
     await snapshot("01-sign-in");
-    await page.getByLabel("Admin token").fill("rsd_not_a_real_token");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("alert").getByText("That token is not valid.").waitFor();
+    await page.getByLabel(t.signIn.tokenLabel).fill("rsd_not_a_real_token");
+    await page.getByRole("button", { name: t.signIn.title }).click();
+    await page.getByRole("alert").getByText(t.signIn.invalidToken).waitFor();
+    await snapshot("02-sign-in-refused");
 
-    await page.getByLabel("Admin token").fill(s.operator.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Tenants", level: 1 }).waitFor();
-    await page.getByLabel("Name").fill(tenantName);
-    await page.getByRole("button", { name: "Create tenant" }).click();
+    await page.getByLabel(t.signIn.tokenLabel).fill(s.operator.token);
+    await page.getByRole("button", { name: t.signIn.title }).click();
+    await page.getByRole("heading", { name: t.tenants.title, level: 1 }).waitFor();
+    await page.getByLabel(t.tenants.nameLabel).fill(tenantName);
+    await page.getByRole("button", { name: t.tenants.createButton }).click();
     const row = page.getByRole("row", { name: new RegExp(tenantName) });
     await row.waitFor();
-    await snapshot("02-tenants");
+    await snapshot("03-tenants");
 
-    await row.getByRole("button", { name: `Issue admin token for ${tenantName}` }).click();
-    const issued = page.getByLabel("Tenant admin token");
+    await row.getByRole("button", { name: t.tenants.issueTokenFor(tenantName) }).click();
+    const issued = page.getByLabel(t.tenants.tokenLabel, { exact: true });
     await issued.waitFor();
     tenantToken = await issued.inputValue();
     expect(tenantToken).toMatch(/^rsd_/);
-    await snapshot("03-token-issued");
+    await snapshot("04-token-issued");
     tenantId = (await row.locator("code").textContent()) as string;
+    // The creation time, as Intl writes it in this language (ja: 2026/12/01 9:26:33).
+    expect(await row.locator("td").nth(1).textContent()).toMatch(
+      code === "ja" ? /^\d{4}\/\d{2}\/\d{2} / : /^[A-Z][a-z]{2} /,
+    );
 
     // The operator's token lives in this tab's sessionStorage and nowhere else a page or a URL could carry it.
     expect(page.url()).not.toContain(s.operator.token);
     expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([s.operator.token]);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate(() => Object.values(localStorage))).not.toContain(s.operator.token);
     expect(await browser.context.cookies()).toEqual([]);
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: t.shell.signOut }).click();
+    await page.getByRole("heading", { name: t.signIn.title }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
-  it("lets the tenant admin sign in by keyboard and connect a Slack workspace pointing at the fake Slack", async () => {
-    await page.getByLabel("Admin token").focus();
+  it("lets the tenant admin sign in, connect a Slack workspace and test the connection by keyboard alone", async () => {
+    await tabTo(page.getByLabel(t.signIn.tokenLabel));
     await page.keyboard.type(tenantToken);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: tenantName, level: 1 }).waitFor();
-    await page.getByText("No workspace is connected yet.").waitFor();
-    await snapshot("04-workspaces-empty");
+    await page.getByText(t.workspaces.none).waitFor();
+    await snapshot("05-workspaces-empty");
 
     bot = s.slack.addBot();
-    await page.getByRole("link", { name: "Connect Slack" }).click();
-    await page.getByRole("heading", { name: "Connect Slack", level: 1 }).waitFor();
-    await page.getByLabel("Name").fill("Support");
-    await page.getByLabel("Signing secret").fill(signingSecret);
-    await page.getByLabel("Bot token").fill(bot.token);
-    await page.getByLabel("System prompt (optional)").fill("You answer for Acme support.");
+    await tabTo(page.getByRole("link", { name: t.workspaces.connect("Slack") }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: t.form.connectTitle("Slack"), level: 1 }).waitFor();
     // Each fail mode comes with what it costs on Slack; closed is Slack's default.
-    await expect(page.getByLabel("Fail closed (default for Slack)").isChecked()).resolves.toBe(true);
-    await page.getByText("Slack sends each one again, three times").waitFor();
-    await snapshot("05-connect-slack");
-    await page.getByRole("button", { name: "Connect Slack" }).click();
-    await page.getByRole("heading", { name: "Support", level: 1 }).waitFor();
-  });
+    const closedByDefault = t.form.defaultFor(t.form.failMode.closed, "Slack");
+    await expect(page.getByLabel(closedByDefault).isChecked()).resolves.toBe(true);
+    await page.getByText(language.slackClosedConsequence).waitFor();
+    await snapshot("06-connect-slack");
+    for (const [field, value] of [
+      [t.form.name, workspaceName],
+      [label(slackPlatform.guide, "signingSecret"), signingSecret],
+      [label(slackPlatform.guide, "botToken"), bot.token],
+      [t.form.systemPrompt, prompt],
+    ] as const) {
+      await tabTo(page.getByLabel(field, { exact: true }));
+      await page.keyboard.type(value);
+    }
+    await tabTo(page.getByRole("button", { name: t.form.connectTitle("Slack") }));
+    await page.keyboard.press("Space");
+    await page.getByRole("heading", { name: workspaceName, level: 1 }).waitFor();
 
-  it("draws every platform's form from its guide: Teams' app types, Chatwork's token list and fail-open default", async () => {
-    await nav().getByRole("link", { name: "Workspaces" }).click();
-    await page.getByRole("link", { name: "Connect Microsoft Teams" }).click();
-    await page.getByRole("heading", { name: "Connect Microsoft Teams", level: 1 }).waitFor();
-    await page.getByLabel("App type (optional)").selectOption("SingleTenant");
-    await page.getByText("required for a SingleTenant app").waitFor();
-    await snapshot("06-connect-teams");
-
-    await page.getByRole("link", { name: "Back" }).click();
-    await page.getByRole("link", { name: "Connect Chatwork" }).click();
-    await page.getByRole("heading", { name: "Connect Chatwork", level: 1 }).waitFor();
-    await expect(page.getByLabel("Fail open (default for Chatwork)").isChecked()).resolves.toBe(true);
-    await page.getByText("Chatwork never resends a webhook").waitFor();
-    await page.getByRole("button", { name: "Add another" }).click();
-    await expect(
-      page.getByLabel("Webhook tokens: 2").evaluate((input) => input === document.activeElement),
-    ).resolves.toBe(true);
-    await snapshot("07-connect-chatwork");
-    await page.getByRole("link", { name: "Back" }).click();
-    await page.getByRole("link", { name: "Support" }).click();
-    await page.getByRole("heading", { name: "Support", level: 1 }).waitFor();
-  });
-
-  it("tests the connection with Slack and shows the webhook URL to paste, with a copy button", async () => {
-    await page.getByRole("button", { name: "Test connection" }).click();
-    const result = page.getByRole("status").filter({ hasText: "Connected." });
+    await tabTo(page.getByRole("button", { name: t.workspace.testConnection }));
+    await page.keyboard.press("Space");
+    const result = page.getByRole("status").filter({ hasText: t.workspace.connected });
     await result.waitFor();
     await result.getByText(bot.userId).waitFor();
+  });
 
-    webhookUrl = await page.getByLabel("Webhook URL").inputValue();
+  it("says in this language that Slack refused a wrong bot token, with Slack's own words marked as theirs", async () => {
+    await nav().getByRole("link", { name: t.shell.workspaces }).click();
+    await page.getByRole("link", { name: t.workspaces.connect("Slack") }).click();
+    await page.getByLabel(t.form.name, { exact: true }).fill("refused");
+    await page.getByLabel(label(slackPlatform.guide, "signingSecret"), { exact: true }).fill(signingSecret);
+    await page.getByLabel(label(slackPlatform.guide, "botToken"), { exact: true }).fill("xoxb-not-a-real-token");
+    await page.getByRole("button", { name: t.form.connectTitle("Slack") }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText(t.errors.credentialsRefused("Slack")).waitFor();
+    const slackSaid = (await alert.locator('[lang="en"]').textContent()) as string;
+    expect(slackSaid).toContain("invalid_auth");
+    await snapshot("07-connect-refused", [slackSaid]);
+    await page.getByRole("link", { name: t.form.back }).click();
+  });
+
+  it("draws every platform's form from its guide, in this language: Teams' app types, Chatwork's token list", async () => {
+    await page.getByRole("link", { name: t.workspaces.connect("Microsoft Teams") }).click();
+    await page.getByRole("heading", { name: t.form.connectTitle("Microsoft Teams"), level: 1 }).waitFor();
+    await page.getByLabel(t.form.optional(label(teamsPlatform.guide, "appType"))).selectOption("SingleTenant");
+    await page.getByText(language.teamsTenantHelp).waitFor();
+    await snapshot("08-connect-teams");
+
+    await page.getByRole("link", { name: t.form.back }).click();
+    await page.getByRole("link", { name: t.workspaces.connect("Chatwork") }).click();
+    await page.getByRole("heading", { name: t.form.connectTitle("Chatwork"), level: 1 }).waitFor();
+    const openByDefault = t.form.defaultFor(t.form.failMode.open, "Chatwork");
+    await expect(page.getByLabel(openByDefault).isChecked()).resolves.toBe(true);
+    await page.getByText(language.chatworkClosedConsequence).waitFor();
+    await page.getByRole("button", { name: t.form.addAnother }).click();
+    const secondToken = page.getByLabel(t.form.listItem(label(chatworkPlatform.guide, "webhookTokens"), 2));
+    await expect(secondToken.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
+    await snapshot("09-connect-chatwork");
+    await page.getByRole("link", { name: t.form.back }).click();
+    await page.getByRole("link", { name: workspaceName }).click();
+    await page.getByRole("heading", { name: workspaceName, level: 1 }).waitFor();
+  });
+
+  it("shows the webhook URL to paste with a copy button, and the setup steps in this language", async () => {
+    webhookUrl = await page.getByLabel(t.workspace.webhookUrl).inputValue();
     expect(webhookUrl).toMatch(new RegExp(`^${s.url}/slack/events/ws_`));
     await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: s.url });
-    await page.getByRole("button", { name: "Copy" }).click();
-    await page.getByText("Copied").waitFor();
+    await page.getByRole("button", { name: t.copy.copy, exact: true }).click();
+    await page.getByText(t.copy.copied).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(webhookUrl);
-    await page.getByText("Event Subscriptions: turn them on").waitFor();
-    await snapshot("08-workspace");
+    await page.getByText(language.slackEventsStep).waitFor();
+    await page.getByText(language.oneDay).first().waitFor();
+    await snapshot("10-workspace");
   });
 
   it("shows one event and one reply once a signed message arrives, then the duplicate delivery it suppressed", async () => {
@@ -159,8 +293,8 @@ describe("the admin console in a browser", () => {
       expect(await stat("events").textContent()).toBe("1");
       expect(await stat("replies").textContent()).toBe("1");
     });
-    await page.getByText("Last reply sent").waitFor();
-    await snapshot("09-answered-once");
+    await page.getByText(t.activity.lastReply).waitFor();
+    await snapshot("11-answered-once");
 
     expect((await deliver(webhookUrl, signSlackRequest({ signingSecret, body: mention }))).status).toBe(200);
     await eventually(async () => {
@@ -170,36 +304,42 @@ describe("the admin console in a browser", () => {
     expect(await stat("events").textContent()).toBe("2");
     expect(await stat("replies").textContent()).toBe("1");
     expect(s.slack.postsInThread(mention.event.channel, mention.event.ts)).toHaveLength(1);
-    await page.getByText("Duplicates suppressed: 1").waitFor();
-    await snapshot("10-duplicate-suppressed");
+    await page.getByText(t.chart.legend(t.chart.duplicates, "1")).waitFor();
+    await snapshot("12-duplicate-suppressed");
 
-    await page.getByLabel("Last day").check();
-    await page.getByText("Over the last day:", { exact: false }).waitFor({ state: "attached" });
-    await snapshot("11-chart-last-day");
+    await page.getByLabel(t.workspace.lastDay).check();
+    await expect.poll(() => page.locator('[id^="chart-summary"]').textContent()).toContain(t.chart.lastDay);
+    await snapshot("13-chart-last-day");
   });
 
   it("edits the workspace without ever showing a stored credential, and audits who changed what", async () => {
-    await page.getByRole("link", { name: "Edit workspace" }).click();
-    await page.getByRole("heading", { name: "Edit Support" }).waitFor();
-    await page.getByText("Set: Signing secret, Bot token.").waitFor();
-    expect(await page.getByLabel("Signing secret").inputValue()).toBe("");
-    expect(await page.getByLabel("Signing secret").isDisabled()).toBe(true);
-    await snapshot("12-edit-workspace");
-    await page.getByLabel("System prompt (optional)").fill("You answer for Acme support, briefly.");
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("You answer for Acme support, briefly.").waitFor();
+    await page.getByRole("link", { name: t.workspace.edit }).click();
+    await page.getByRole("heading", { name: t.form.editTitle(workspaceName) }).waitFor();
+    const setList = [label(slackPlatform.guide, "signingSecret"), label(slackPlatform.guide, "botToken")].join(
+      t.form.listSeparator,
+    );
+    await page.getByText(t.form.storedCredentials(setList, "Slack")).waitFor();
+    const secretField = page.getByLabel(label(slackPlatform.guide, "signingSecret"), { exact: true });
+    expect(await secretField.inputValue()).toBe("");
+    expect(await secretField.isDisabled()).toBe(true);
+    await snapshot("14-edit-workspace");
+    await page.getByLabel(t.form.systemPrompt).fill(changedPrompt);
+    await page.getByRole("button", { name: t.form.save }).click();
+    await page.getByText(changedPrompt).waitFor();
 
-    await nav().getByRole("link", { name: "Audit log" }).click();
-    await page.getByRole("heading", { name: `Audit log of ${tenantName}` }).waitFor();
-    const changed = page.getByRole("row", { name: /changed a workspace/ });
-    await changed.getByText("settings.systemPrompt").waitFor();
-    await page.getByRole("row", { name: /connected a workspace \(slack\)/ }).waitFor();
-    await snapshot("13-audit-log");
+    await nav().getByRole("link", { name: t.shell.auditLog }).click();
+    await page.getByRole("heading", { name: t.audit.title(tenantName) }).waitFor();
+    const changed = page.getByRole("row", { name: new RegExp(t.audit.actions["workspace.update"]) });
+    // Fields by the console's name for them, not the API's path.
+    await changed.getByRole("cell", { name: t.workspace.systemPrompt, exact: true }).waitFor();
+    const connected = `${t.audit.actions["workspace.create"]}${t.audit.onPlatform("Slack")}`;
+    await page.getByRole("row", { name: new RegExp(connected.replace(/[()]/g, "\\$&")) }).waitFor();
+    await snapshot("15-audit-log");
 
-    await nav().getByRole("link", { name: "Workspaces" }).click();
-    const row = page.getByRole("row", { name: /Support/ });
-    await row.getByText("just now").first().waitFor();
-    await snapshot("14-workspaces");
+    await nav().getByRole("link", { name: t.shell.workspaces }).click();
+    const row = page.getByRole("row", { name: new RegExp(workspaceName) });
+    await row.getByText(t.activity.justNow).first().waitFor();
+    await snapshot("16-workspaces");
   });
 
   it("shows a tenant admin nothing of another tenant, in the page or through the API", async () => {
@@ -214,14 +354,14 @@ describe("the admin console in a browser", () => {
     ];
     for (const path of paths) {
       await page.goto(`${s.url}${path}`);
-      await page.getByRole("heading", { name: "Not found" }).waitFor();
+      await page.getByRole("heading", { name: t.errors.notFound }).waitFor();
       const html = await page.content();
       for (const secret of [theirs.name, other.tenantId, other.workspaceId, other.bot.userId]) {
         expect(html).not.toContain(secret);
       }
       pagesSeen.push(html);
     }
-    await snapshot("15-not-yours");
+    await snapshot("17-not-yours");
 
     const apiPaths = [
       `/tenants/${other.tenantId}`,
@@ -258,53 +398,60 @@ describe("the admin console in a browser", () => {
 
   it("deletes a workspace only once asked to confirm, and its webhook stops at once", async () => {
     await page.goto(`${s.url}/admin/`);
-    await page.getByRole("link", { name: "Support" }).click();
-    await page.getByRole("button", { name: "Delete workspace" }).click();
-    await page.getByRole("button", { name: "Cancel" }).click();
-    await page.getByRole("button", { name: "Delete workspace" }).click();
-    await page.getByRole("alert").getByText("Its webhook stops working at once").waitFor();
-    await snapshot("16-delete-confirm");
-    await page.getByRole("button", { name: "Delete Support" }).click();
-    await page.getByText("No workspace is connected yet.").waitFor();
+    await page.getByRole("link", { name: workspaceName }).click();
+    await page.getByRole("button", { name: t.workspace.delete }).click();
+    await page.getByRole("button", { name: t.workspace.cancel }).click();
+    await page.getByRole("button", { name: t.workspace.delete }).click();
+    await page.getByRole("alert").getByText(t.workspace.confirmDelete(workspaceName)).waitFor();
+    await snapshot("18-delete-confirm");
+    await page.getByRole("button", { name: t.workspace.deleteNamed(workspaceName) }).click();
+    await page.getByText(t.workspaces.none).waitFor();
     const late = signSlackRequest({ signingSecret, body: appMention(bot, "anyone there?") });
     expect((await deliver(webhookUrl, late)).status).toBe(404);
   });
 
   it("lists, names and revokes tokens on the Tokens page, and never shows a token again after its first display", async () => {
-    await nav().getByRole("link", { name: "Tokens" }).click();
-    await page.getByRole("heading", { name: `Admin tokens of ${tenantName}`, level: 1 }).waitFor();
-    await page.getByRole("row", { name: /admin token \(this session\)/ }).waitFor();
-    await page.getByText("Ask the operator for another token").waitFor();
-    await page.getByRole("button", { name: "Sign out" }).click();
+    const escaped = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    await nav().getByRole("link", { name: t.shell.tokens }).click();
+    await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
+    // Issued from the tenants list, the token is named in the operator's language.
+    await page.getByRole("row", { name: escaped(`${t.tenants.defaultTokenName} ${t.tokens.thisSession}`) }).waitFor();
+    await page.getByText(t.tokens.askOperator).waitFor();
+    await snapshot("19-tokens-of-a-tenant-admin");
+    await page.getByRole("button", { name: t.shell.signOut }).click();
 
-    await page.getByLabel("Admin token").fill(s.operator.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("link", { name: `Tokens of ${tenantName}` }).click();
-    await page.getByRole("heading", { name: `Admin tokens of ${tenantName}`, level: 1 }).waitFor();
+    await page.getByLabel(t.signIn.tokenLabel).fill(s.operator.token);
+    await page.getByRole("button", { name: t.signIn.title }).click();
+    await page.getByRole("link", { name: t.tenants.tokensLinkOf(tenantName) }).click();
+    await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
     const responsesBefore = (await browser.received()).length;
-    await page.getByLabel("Token name").fill("Deploy bot");
-    await page.getByRole("button", { name: "Issue token" }).click();
-    const shown = page.getByLabel("Tenant admin token");
+    await page.getByLabel(t.tokens.nameLabel).fill(deployBot);
+    await page.getByRole("button", { name: t.tokens.issueButton }).click();
+    const shown = page.getByLabel(t.tenants.tokenLabel, { exact: true });
     await shown.waitFor();
     const deployToken = await shown.inputValue();
     expect(deployToken).toMatch(/^rsd_/);
-    const row = page.getByRole("row", { name: /Deploy bot/ });
+    const row = page.getByRole("row", { name: escaped(deployBot) });
     await row.getByText(`${deployToken.slice(0, 12)}…`).waitFor();
-    await snapshot("17-token-issued");
-    await page.getByRole("button", { name: "Done" }).click();
+    await snapshot("20-tokens-new-token");
+    await page.getByRole("button", { name: t.tenants.done }).click();
     expect(await page.content()).not.toContain(deployToken);
     expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(200);
 
     await page.reload();
     await row.waitFor();
     expect(await page.content()).not.toContain(deployToken);
-    await snapshot("18-tokens");
-    await row.getByRole("button", { name: "Revoke Deploy bot" }).click();
-    await page.getByRole("alert").getByText("signed out at once").waitFor();
-    await page.getByRole("button", { name: "Revoke Deploy bot", exact: true }).last().click();
-    await page.getByRole("row", { name: /Deploy bot/ }).waitFor({ state: "detached" });
+    await snapshot("21-tokens");
+    await row.getByRole("button", { name: t.tokens.revokeNamed(deployBot) }).click();
+    await page.getByRole("alert").getByText(t.tokens.confirmRevoke(deployBot)).waitFor();
+    await snapshot("22-token-revoke-confirm");
+    await page
+      .getByRole("button", { name: t.tokens.revokeNamed(deployBot), exact: true })
+      .last()
+      .click();
+    await page.getByRole("row", { name: escaped(deployBot) }).waitFor({ state: "detached" });
     expect((await s.operator.as(deployToken).request("GET", "/me")).status).toBe(401);
-    await snapshot("19-token-revoked");
+    await snapshot("23-token-revoked");
 
     const after = (await browser.received()).slice(responsesBefore);
     const showing = after.filter((response) => response.body.includes(deployToken));
@@ -313,6 +460,25 @@ describe("the admin console in a browser", () => {
     ]);
     const audit = await s.operator.expect<{ action: string }[]>(200, "GET", `/tenants/${tenantId}/audit`);
     expect(audit.slice(0, 2).map((entry) => entry.action)).toEqual(["token.revoke", "token.issue"]);
+  });
+
+  it("switches language from the header by keyboard, sets lang, and remembers the choice", async () => {
+    const [otherCode, otherT] = code === "ja" ? (["en", en] as const) : (["ja", ja] as const);
+    await tabTo(page.getByRole("group", { name: t.shell.language }).getByRole("button", { name: otherT.languageName }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: otherT.tokens.title(tenantName), level: 1 }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe(otherCode);
+    const chosen = page.getByRole("button", { name: otherT.languageName });
+    await expect(chosen.getAttribute("aria-pressed")).resolves.toBe("true");
+    // The focus stays on the switch, so a keyboard user is where they were.
+    await expect(chosen.evaluate((button) => button === document.activeElement)).resolves.toBe(true);
+
+    await page.reload();
+    await page.getByRole("heading", { name: otherT.tokens.title(tenantName), level: 1 }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem("resident.language"))).toBe(otherCode);
+    await page.getByRole("button", { name: t.languageName }).press("Enter");
+    await page.getByRole("heading", { name: t.tokens.title(tenantName), level: 1 }).waitFor();
+    await snapshot("24-tokens-after-switching-back");
   });
 
   it("never let a credential reach the browser, showed the token once, fetched nothing from outside, broke no CSP", async () => {

@@ -35,7 +35,9 @@ adapterContract("chatwork", async () => {
 describe("Chatwork fail mode", () => {
   it("fails open by default, because Chatwork never redelivers what a closed workspace refuses", () => {
     expect(chatworkPlatform.defaultFailMode).toBe("open");
-    expect(chatworkFailModeConsequences.closed).toMatch(/lost/);
-    expect(chatworkFailModeConsequences.open).toMatch(/twice/);
+    expect(chatworkFailModeConsequences.closed.en).toMatch(/lost/);
+    expect(chatworkFailModeConsequences.closed.ja).toMatch(/失われ/);
+    expect(chatworkFailModeConsequences.open.en).toMatch(/twice/);
+    expect(chatworkFailModeConsequences.open.ja).toMatch(/二重/);
   });
 });

@@ -73,12 +73,24 @@ export function adapterContract<C>(name: string, setup: () => Promise<AdapterCon
       expect(credentialShapes(f.platform.credentialsSchema)).toContainEqual(sortShapes(asked));
       expect(guide.displayName).not.toBe("");
       expect(guide.setupSteps.length).toBeGreaterThan(0);
-      expect(guide.outageBehaviour.length).toBeGreaterThan(40);
-      for (const mode of failModes) expect(guide.failModeConsequences[mode].length).toBeGreaterThan(40);
+      // Every text in every language of the console: the types demand the keys, this the words.
+      const texts = [
+        ...guide.credentialFields.flatMap((field) => [field.label, ...(field.help ? [field.help] : [])]),
+        ...guide.setupSteps,
+        guide.outageBehaviour,
+        ...failModes.map((mode) => guide.failModeConsequences[mode]),
+        ...Object.values(guide.identityLabels),
+      ];
+      for (const text of texts) for (const words of Object.values(text)) expect(words.trim()).not.toBe("");
+      for (const long of [guide.outageBehaviour, ...failModes.map((mode) => guide.failModeConsequences[mode])]) {
+        expect(long.en.length).toBeGreaterThan(40);
+        expect(long.ja.length).toBeGreaterThan(40);
+      }
     });
 
-    it("connect learns the bot's identity", () => {
+    it("connect learns the bot's identity, and the guide names every part of it", () => {
       expect(Object.keys(f.workspace.identity).length).toBeGreaterThan(0);
+      for (const key of Object.keys(f.workspace.identity)) expect(f.platform.guide.identityLabels).toHaveProperty(key);
     });
 
     it("verify accepts a genuine delivery", async () => {

@@ -1,3 +1,4 @@
+import type { ProblemText } from "../api-errors.ts";
 import { fill, h } from "../dom.ts";
 
 /** A place for one error message, announced by screen readers when it appears. */
@@ -5,7 +6,7 @@ export function alertBox() {
   const element = h("div", { class: "alert", role: "alert", hidden: true });
   return {
     element,
-    show(message: string, details: string[] = []): void {
+    show({ message, details }: ProblemText): void {
       fill(element, h("p", {}, message), details.length > 0 && h("ul", {}, ...details.map((d) => h("li", {}, d))));
       element.hidden = false;
     },

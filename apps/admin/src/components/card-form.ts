@@ -1,10 +1,10 @@
-import { ApiError } from "../api.ts";
+import { describeProblem } from "../api-errors.ts";
 import { h } from "../dom.ts";
 import type { alertBox } from "./alert-box.ts";
 
 type Child = Parameters<typeof h>[2];
 
-/** A form in a card whose submission runs `submit`; what the API refuses is shown in `problem`, with its issues. */
+/** A form in a card whose submission runs `submit`; what the API refuses is shown in `problem`, in the catalogue's words. */
 export function cardForm(
   problem: ReturnType<typeof alertBox>,
   submit: () => Promise<void>,
@@ -20,7 +20,7 @@ export function cardForm(
         try {
           await submit();
         } catch (error) {
-          problem.show(error instanceof ApiError ? error.message : String(error), (error as ApiError).issues);
+          problem.show(describeProblem(error));
         }
       },
     },

@@ -1,5 +1,6 @@
 import type { CredentialField } from "@resident/core";
 import { h, uniqueId } from "../dom.ts";
+import { text, translated } from "../i18n/language.ts";
 
 export interface CredentialInputs {
   element: HTMLElement;
@@ -13,6 +14,7 @@ export interface CredentialInputs {
  * never receives a stored credential, so it can only take new ones.
  */
 export function credentialInputs(fields: readonly CredentialField[]): CredentialInputs {
+  const t = text().form;
   const controls: HTMLElement[] = [];
   const readers: [string, () => string | string[] | undefined][] = [];
 
@@ -22,7 +24,7 @@ export function credentialInputs(fields: readonly CredentialField[]): Credential
       ? h(
           "select",
           { id, name: field.name, "aria-describedby": describedBy },
-          h("option", { value: "" }, "(not set)"),
+          h("option", { value: "" }, t.notSet),
           ...field.choices.map((choice) => h("option", { value: choice }, choice)),
         )
       : h("input", {
@@ -41,27 +43,28 @@ export function credentialInputs(fields: readonly CredentialField[]): Credential
 
   const parts = fields.map((field) => {
     const helpId = field.help ? uniqueId(`help-${field.name}`) : undefined;
-    const help = field.help && h("p", { id: helpId, class: "help" }, field.help);
-    const optional = field.optional ? " (optional)" : "";
+    const help = field.help && h("p", { id: helpId, class: "help" }, translated(field.help));
+    const name = translated(field.label);
+    const label = field.optional ? t.optional(name) : name;
     if (!field.list) {
-      const { control, label } = input(field, `${field.label}${optional}`, helpId);
+      const { control, label: labelElement } = input(field, label, helpId);
       readers.push([field.name, () => (control as HTMLInputElement).value.trim() || undefined]);
-      return h("div", { class: "field" }, label, help, control);
+      return h("div", { class: "field" }, labelElement, help, control);
     }
     const items = h("div", { class: "list-items" });
     const entries: HTMLInputElement[] = [];
     const add = () => {
-      const { control, label } = input(field, `${field.label}: ${entries.length + 1}`, helpId);
+      const { control, label: labelElement } = input(field, t.listItem(name, entries.length + 1), helpId);
       if (entries.length > 0) (control as HTMLInputElement).required = false;
       entries.push(control as HTMLInputElement);
-      items.append(h("div", { class: "field" }, label, control));
+      items.append(h("div", { class: "field" }, labelElement, control));
       return control;
     };
     add();
     readers.push([field.name, () => entries.map((entry) => entry.value.trim()).filter((value) => value !== "")]);
-    const another = h("button", { type: "button", class: "secondary", onclick: () => add().focus() }, "Add another");
+    const another = h("button", { type: "button", class: "secondary", onclick: () => add().focus() }, t.addAnother);
     controls.push(another);
-    return h("fieldset", { class: "list" }, h("legend", {}, `${field.label}${optional}`), help, items, another);
+    return h("fieldset", { class: "list" }, h("legend", {}, label), help, items, another);
   });
 
   return {

@@ -1,4 +1,5 @@
 import { fill, h } from "../dom.ts";
+import { text } from "../i18n/language.ts";
 import { copyField } from "./copy-field.ts";
 
 /**
@@ -6,14 +7,15 @@ import { copyField } from "./copy-field.ts";
  * resident keeps only its hash, so nothing can ever show it again.
  */
 export function showIssuedToken(place: HTMLElement, title: string, token: string, help: string): void {
-  const done = h("button", { type: "button", class: "secondary", onclick: () => fill(place) }, "Done");
+  const t = text().tenants;
+  const done = h("button", { type: "button", class: "secondary", onclick: () => fill(place) }, t.done);
   fill(
     place,
     h(
       "section",
       { class: "card notice", "aria-labelledby": "issued-title" },
       h("h2", { id: "issued-title" }, title),
-      copyField("Tenant admin token", token, { name: "issued-token", help }),
+      copyField(t.tokenLabel, token, { name: "issued-token", help }),
       h("div", { class: "actions" }, done),
     ),
   );

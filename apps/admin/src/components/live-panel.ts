@@ -1,4 +1,6 @@
+import { describeProblem } from "../api-errors.ts";
 import { fill, h } from "../dom.ts";
+import { text } from "../i18n/language.ts";
 
 /** How often live numbers are read again; stats are flushed cluster-wide every second. */
 export const refreshEveryMs = 2_000;
@@ -25,7 +27,8 @@ export async function livePanel<T>(load: () => Promise<T>, render: (value: T) =>
     running ??= load()
       .then(
         (value) => show(render(value)),
-        (error: Error) => show(h("p", { class: "error-text" }, `Not refreshed: ${error.message}`)),
+        (error: unknown) =>
+          show(h("p", { class: "error-text" }, text().errors.notRefreshed(describeProblem(error).message))),
       )
       .finally(() => {
         running = undefined;

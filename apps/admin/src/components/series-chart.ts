@@ -1,34 +1,32 @@
 import type { Series, StatCounts } from "../api-types.ts";
 import { h, svg, uniqueId } from "../dom.ts";
-import { formatCount } from "../format.ts";
+import { formatClock, formatCount } from "../format.ts";
+import { text } from "../i18n/language.ts";
 
 interface Line {
-  label: string;
+  label: "received" | "replies" | "duplicates" | "failures";
   className: string;
   value(counts: StatCounts): number;
 }
 
 const lines: Line[] = [
-  { label: "Messages received", className: "line-events", value: (c) => c.events },
-  { label: "Replies sent", className: "line-replies", value: (c) => c.replies },
-  {
-    label: "Duplicates suppressed",
-    className: "line-duplicates",
-    value: (c) => c.duplicateEvents + c.duplicateReplies,
-  },
-  { label: "Failures", className: "line-failures", value: (c) => c.failures },
+  { label: "received", className: "line-events", value: (c) => c.events },
+  { label: "replies", className: "line-replies", value: (c) => c.replies },
+  { label: "duplicates", className: "line-duplicates", value: (c) => c.duplicateEvents + c.duplicateReplies },
+  { label: "failures", className: "line-failures", value: (c) => c.failures },
 ];
 
 const width = 640;
 const height = 220;
 const margin = { top: 12, right: 12, bottom: 28, left: 40 };
-const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 
 /**
  * The workspace's counts per minute (last hour) or per hour (last day) as lines, told apart by colour and by dash
  * pattern; the same numbers as a summary and a table for those who do not see the chart.
  */
 export function seriesChart(series: Series): HTMLElement {
+  const t = text().chart;
+  const label = (line: Line) => t[line.label];
   const { points } = series;
   const totals = lines.map((line) => points.reduce((sum, point) => sum + line.value(point.counts), 0));
   const top = niceCeiling(Math.max(1, ...points.flatMap((point) => lines.map((line) => line.value(point.counts)))));
@@ -36,9 +34,12 @@ export function seriesChart(series: Series): HTMLElement {
   const plotHeight = height - margin.top - margin.bottom;
   const x = (i: number) => margin.left + (points.length < 2 ? 0 : (i / (points.length - 1)) * plotWidth);
   const y = (value: number) => margin.top + plotHeight - (value / top) * plotHeight;
-  const period = series.range === "hour" ? "the last hour" : "the last day";
+  const period = series.range === "hour" ? t.lastHour : t.lastDay;
   const summaryId = uniqueId("chart-summary");
-  const summary = `Over ${period}: ${lines.map((line, i) => `${formatCount(totals[i] ?? 0)} ${line.label.toLowerCase()}`).join(", ")}.`;
+  const summary = t.summary(
+    period,
+    lines.map((line, i) => t.total(label(line), formatCount(totals[i] ?? 0))),
+  );
 
   const chart = svg(
     "svg",
@@ -59,8 +60,8 @@ export function seriesChart(series: Series): HTMLElement {
         points: points.map((point, i) => `${x(i)},${y(line.value(point.counts))}`).join(" "),
       }),
     ),
-    svg("text", { class: "axis", x: margin.left, y: height - 8 }, points[0] ? time.format(new Date(points[0].at)) : ""),
-    svg("text", { class: "axis", x: width - margin.right, y: height - 8, "text-anchor": "end" }, "now"),
+    svg("text", { class: "axis", x: margin.left, y: height - 8 }, points[0] ? formatClock(points[0].at) : ""),
+    svg("text", { class: "axis", x: width - margin.right, y: height - 8, "text-anchor": "end" }, t.now),
   );
 
   const busy = points.filter((point) => lines.some((line) => line.value(point.counts) > 0));
@@ -79,7 +80,7 @@ export function seriesChart(series: Series): HTMLElement {
             "li",
             {},
             h("span", { class: `swatch ${line.className}`, "aria-hidden": "true" }),
-            `${line.label}: ${formatCount(totals[i] ?? 0)}`,
+            t.legend(label(line), formatCount(totals[i] ?? 0)),
           ),
         ),
       ),
@@ -87,16 +88,21 @@ export function seriesChart(series: Series): HTMLElement {
       h(
         "details",
         {},
-        h("summary", {}, "Show as a table"),
+        h("summary", {}, t.showTable),
         busy.length === 0
-          ? h("p", {}, `Nothing happened in ${period}.`)
+          ? h("p", {}, t.nothing(period))
           : h(
               "table",
               {},
               h(
                 "thead",
                 {},
-                h("tr", {}, h("th", { scope: "col" }, "From"), ...lines.map((l) => h("th", { scope: "col" }, l.label))),
+                h(
+                  "tr",
+                  {},
+                  h("th", { scope: "col" }, t.from),
+                  ...lines.map((l) => h("th", { scope: "col" }, label(l))),
+                ),
               ),
               h(
                 "tbody",
@@ -105,7 +111,7 @@ export function seriesChart(series: Series): HTMLElement {
                   h(
                     "tr",
                     {},
-                    h("th", { scope: "row" }, time.format(new Date(point.at))),
+                    h("th", { scope: "row" }, formatClock(point.at)),
                     ...lines.map((line) => h("td", {}, formatCount(line.value(point.counts)))),
                   ),
                 ),

@@ -1,36 +1,32 @@
 import type { StatCounts } from "../api-types.ts";
 import { h } from "../dom.ts";
 import { formatCount } from "../format.ts";
-
-const labels: [keyof StatCounts, string][] = [
-  ["events", "Messages received"],
-  ["duplicateEvents", "Duplicate deliveries suppressed"],
-  ["replies", "Replies sent"],
-  ["duplicateReplies", "Duplicate replies suppressed"],
-  ["failures", "Failures"],
-  ["llmTokens", "LLM tokens"],
-];
+import { text } from "../i18n/language.ts";
 
 /** The cluster-wide counters of one workspace; the duplicates resident stopped come first after what it received. */
 export function statCounters(counts: StatCounts): HTMLElement {
+  const t = text().counters;
   const prevented = counts.duplicateEvents + counts.duplicateReplies;
+  const [before, after] = t.prevented(prevented);
   return h(
     "div",
     {},
     h(
       "p",
       { class: "headline" },
+      before,
       h("strong", { "data-stat": "duplicatesPrevented" }, formatCount(prevented)),
-      prevented === 1 ? " duplicate answer prevented" : " duplicate answers prevented",
+      after,
     ),
     h(
       "dl",
       { class: "counters" },
-      ...labels.map(([counter, label]) =>
+      // In the order the API counts them (core's statCounters), each named by the catalogue.
+      ...(Object.keys(counts) as (keyof StatCounts)[]).map((counter) =>
         h(
           "div",
           { class: `counter counter-${counter}` },
-          h("dt", {}, label),
+          h("dt", {}, t[counter]),
           h("dd", { "data-stat": counter }, formatCount(counts[counter])),
         ),
       ),

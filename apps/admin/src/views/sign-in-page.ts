@@ -1,7 +1,10 @@
 import { ApiError } from "../api.ts";
+import { describeProblem } from "../api-errors.ts";
 import { alertBox } from "../components/alert-box.ts";
 import type { Page } from "../context.ts";
 import { h } from "../dom.ts";
+import { formatCount } from "../format.ts";
+import { text } from "../i18n/language.ts";
 
 export interface SignInOptions {
   signIn(token: string): Promise<void>;
@@ -11,8 +14,9 @@ export interface SignInOptions {
 
 /** A tenant admin token or the operator token; kept in this tab's sessionStorage only. */
 export function signInPage({ signIn, notice }: SignInOptions): Page {
+  const t = text().signIn;
   const problem = alertBox();
-  if (notice) problem.show(notice);
+  if (notice) problem.show({ message: notice, details: [] });
   const token = h("input", {
     id: "token",
     name: "token",
@@ -22,7 +26,7 @@ export function signInPage({ signIn, notice }: SignInOptions): Page {
     required: true,
     "aria-describedby": "token-help",
   });
-  const submit = h("button", { type: "submit" }, "Sign in");
+  const submit = h("button", { type: "submit" }, t.title);
   const form = h(
     "form",
     {
@@ -34,33 +38,28 @@ export function signInPage({ signIn, notice }: SignInOptions): Page {
         try {
           await signIn(token.value.trim());
         } catch (error) {
-          problem.show(signInFailure(error));
+          problem.show({ message: signInFailure(error), details: [] });
           token.focus();
         } finally {
           submit.disabled = false;
         }
       },
     },
-    h("h1", { tabindex: -1 }, "Sign in"),
+    h("h1", { tabindex: -1 }, t.title),
     problem.element,
-    h("label", { for: "token" }, "Admin token"),
-    h(
-      "p",
-      { id: "token-help", class: "help" },
-      "Your tenant admin token, or the operator token. It stays in this browser tab only and is forgotten when " +
-        "the tab closes.",
-    ),
+    h("label", { for: "token" }, t.tokenLabel),
+    h("p", { id: "token-help", class: "help" }, t.tokenHelp),
     token,
     h("div", { class: "actions" }, submit),
   );
-  return { title: "Sign in", element: h("section", { class: "sign-in" }, form) };
+  return { title: t.title, element: h("section", { class: "sign-in" }, form) };
 }
 
 function signInFailure(error: unknown): string {
-  if (!(error instanceof ApiError)) return "The console could not reach resident. Try again.";
-  if (error.status === 401) return "That token is not valid.";
-  if (error.status === 429) {
-    return `That token is not valid, and there have been too many failed sign-ins: every attempt from here is slowed down for the next ${error.retryAfterSeconds ?? 60} seconds. A valid token still signs in.`;
+  const t = text().signIn;
+  if (error instanceof ApiError && error.status === 401) return t.invalidToken;
+  if (error instanceof ApiError && error.status === 429) {
+    return t.tooManyAttempts(formatCount(error.retryAfterSeconds ?? 60));
   }
-  return error.message;
+  return describeProblem(error).message;
 }

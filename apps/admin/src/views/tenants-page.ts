@@ -1,4 +1,4 @@
-import { ApiError } from "../api.ts";
+import { describeProblem } from "../api-errors.ts";
 import type { Tenant } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
 import { cardForm } from "../components/card-form.ts";
@@ -7,24 +7,28 @@ import { showIssuedToken } from "../components/issued-token.ts";
 import { type Context, type Page, paths } from "../context.ts";
 import { fill, h } from "../dom.ts";
 import { formatTime } from "../format.ts";
+import { text } from "../i18n/language.ts";
 import { messagePage } from "./message-page.ts";
 
 /** The operator's page: every tenant, a new tenant, and a tenant admin token issued (and shown) once. */
 export async function tenantsPage(context: Context): Promise<Page> {
-  if (context.me.role !== "operator") return messagePage("Not found", "Only the operator manages tenants.");
+  const t = text().tenants;
+  if (context.me.role !== "operator") return messagePage(text().errors.notFound, t.onlyOperator);
   const { api } = context;
   const list = h("div", {});
   const issued = h("div", { class: "issued", "aria-live": "polite" });
   const problem = alertBox();
+  const { columns } = t;
 
   const showTenants = (tenants: Tenant[]) =>
     fill(
       list,
       tenants.length === 0
-        ? h("p", {}, "No tenants yet.")
-        : dataTable("Tenants", ["Name", "ID", "Created", "Admin tokens"], tenants.map(tenantRow)),
+        ? h("p", {}, t.none)
+        : dataTable(t.title, [columns.name, columns.id, columns.created, columns.adminTokens], tenants.map(tenantRow)),
     );
 
+  // Each control's name says which tenant; it contains the visible words, as WCAG's "label in name" asks.
   const tenantRow = (tenant: Tenant) =>
     h(
       "tr",
@@ -37,16 +41,19 @@ export async function tenantsPage(context: Context): Promise<Page> {
         {},
         h(
           "button",
-          { type: "button", class: "secondary", onclick: () => void issueToken(tenant) },
-          `Issue admin token`,
-          h("span", { class: "visually-hidden" }, ` for ${tenant.name}`),
+          {
+            type: "button",
+            class: "secondary",
+            "aria-label": t.issueTokenFor(tenant.name),
+            onclick: () => void issueToken(tenant),
+          },
+          t.issueToken,
         ),
         " ",
         h(
           "a",
-          { href: paths.tokens(tenant.id), "data-link": true },
-          "Tokens",
-          h("span", { class: "visually-hidden" }, ` of ${tenant.name}`),
+          { href: paths.tokens(tenant.id), "data-link": true, "aria-label": t.tokensLinkOf(tenant.name) },
+          t.tokensLink,
         ),
       ),
     );
@@ -54,15 +61,11 @@ export async function tenantsPage(context: Context): Promise<Page> {
   const issueToken = async (tenant: Tenant) => {
     problem.clear();
     try {
-      const { token } = await api.issueToken(tenant.id);
-      showIssuedToken(
-        issued,
-        `Admin token for ${tenant.name}`,
-        token,
-        "Shown once, now: resident keeps only a hash of it. Copy it and hand it to the tenant's admin.",
-      );
+      // Named in the admin's language: the tokens list shows the name to whoever reads it later.
+      const { token } = await api.issueToken(tenant.id, { name: t.defaultTokenName });
+      showIssuedToken(issued, t.tokenFor(tenant.name), token, t.tokenHelp);
     } catch (error) {
-      problem.show(error instanceof ApiError ? error.message : String(error));
+      problem.show(describeProblem(error));
     }
   };
 
@@ -74,15 +77,15 @@ export async function tenantsPage(context: Context): Promise<Page> {
       name.value = "";
       showTenants(await api.tenants());
     },
-    h("h2", {}, "Create a tenant"),
-    h("label", { for: "tenant-name" }, "Name"),
+    h("h2", {}, t.create),
+    h("label", { for: "tenant-name" }, t.nameLabel),
     name,
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Create tenant")),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, t.createButton)),
   );
 
   showTenants(await api.tenants());
   return {
-    title: "Tenants",
-    element: h("section", {}, h("h1", { tabindex: -1 }, "Tenants"), problem.element, issued, list, create),
+    title: t.title,
+    element: h("section", {}, h("h1", { tabindex: -1 }, t.title), problem.element, issued, list, create),
   };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "../api.ts";
+import { describeProblem } from "../api-errors.ts";
 import type { Tenant, TokenRecord } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
 import { cardForm } from "../components/card-form.ts";
@@ -7,6 +7,7 @@ import { showIssuedToken } from "../components/issued-token.ts";
 import type { Context, Page } from "../context.ts";
 import { fill, h } from "../dom.ts";
 import { formatTime } from "../format.ts";
+import { text } from "../i18n/language.ts";
 import { tenantName } from "./tenant-name.ts";
 
 /**
@@ -15,43 +16,35 @@ import { tenantName } from "./tenant-name.ts";
  * issue tokens themselves.
  */
 export async function tokensPage(context: Context, tenantId: string): Promise<Page> {
+  const t = text().tokens;
+  const c = t.columns;
   const { api, me } = context;
   const [name, tokens, tenant] = await Promise.all([
     tenantName(context, tenantId),
     api.tokens(tenantId),
     me.role === "operator" ? api.tenant(tenantId) : undefined,
   ]);
-  const title = `Admin tokens of ${name}`;
+  const title = t.title(name);
   const problem = alertBox();
   const issued = h("div", { class: "issued", "aria-live": "polite" });
   const list = h("div", {});
-  const failed = (error: unknown) =>
-    problem.show(error instanceof ApiError ? error.message : String(error), (error as ApiError).issues);
+  const failed = (error: unknown) => problem.show(describeProblem(error));
   const refresh = async () => showTokens(await api.tokens(tenantId));
 
   const showTokens = (records: TokenRecord[]) =>
     fill(
       list,
       records.length === 0
-        ? h("p", {}, "This tenant has no admin tokens.")
-        : dataTable(
-            "Admin tokens",
-            ["Name", "Starts with", "Created", "Last used", "Expires", ""],
-            records.map(tokenRow),
-          ),
+        ? h("p", {}, t.none)
+        : dataTable(t.caption, [c.name, c.start, c.created, c.lastUsed, c.expires, c.actions], records.map(tokenRow)),
     );
 
   const tokenRow = (token: TokenRecord) => {
     const confirm = h("div", { class: "confirm", hidden: true });
-    const ask = h(
-      "button",
-      { type: "button", class: "danger" },
-      "Revoke",
-      h("span", { class: "visually-hidden" }, ` ${token.name}`),
-    );
+    const ask = h("button", { type: "button", class: "danger", "aria-label": t.revokeNamed(token.name) }, t.revoke);
     ask.addEventListener("click", () => {
-      const yes = h("button", { type: "button", class: "danger" }, `Revoke ${token.name}`);
-      const no = h("button", { type: "button", class: "secondary" }, "Cancel");
+      const yes = h("button", { type: "button", class: "danger" }, t.revokeNamed(token.name));
+      const no = h("button", { type: "button", class: "secondary" }, t.cancel);
       yes.addEventListener("click", async () => {
         problem.clear();
         try {
@@ -65,12 +58,7 @@ export async function tokensPage(context: Context, tenantId: string): Promise<Pa
         confirm.hidden = true;
         ask.focus();
       });
-      fill(
-        confirm,
-        h("p", { role: "alert" }, `Revoke ${token.name}? Whoever uses it is signed out at once, on every instance.`),
-        yes,
-        no,
-      );
+      fill(confirm, h("p", { role: "alert" }, t.confirmRevoke(token.name)), yes, no);
       confirm.hidden = false;
       no.focus();
     });
@@ -78,11 +66,11 @@ export async function tokensPage(context: Context, tenantId: string): Promise<Pa
     return h(
       "tr",
       {},
-      h("th", { scope: "row" }, token.name, yours && h("span", { class: "help" }, " (this session)")),
+      h("th", { scope: "row" }, token.name, yours && h("span", { class: "help" }, " ", t.thisSession)),
       h("td", {}, h("code", {}, `${token.start}…`)),
       h("td", {}, formatTime(token.createdAt)),
-      h("td", {}, token.lastUsedAt ? formatTime(token.lastUsedAt) : "never"),
-      h("td", {}, token.expiresAt ? formatTime(token.expiresAt) : "never"),
+      h("td", {}, token.lastUsedAt ? formatTime(token.lastUsedAt) : t.neverUsed),
+      h("td", {}, token.expiresAt ? formatTime(token.expiresAt) : t.noExpiry),
       h("td", {}, ask, confirm),
     );
   };
@@ -103,25 +91,16 @@ export async function tokensPage(context: Context, tenantId: string): Promise<Pa
       const { token } = await api.issueToken(tenantId, { name: tokenName.value.trim(), expiresAt });
       tokenName.value = "";
       expires.value = "";
-      showIssuedToken(
-        issued,
-        "New admin token",
-        token,
-        "Shown once, now: resident keeps only a hash of it, and this page forgets it when you press Done.",
-      );
+      showIssuedToken(issued, t.newToken, token, t.newTokenHelp);
       await refresh();
     },
-    h("h2", {}, "Issue a token"),
-    h("label", { for: "token-name" }, "Token name"),
+    h("h2", {}, t.issueTitle),
+    h("label", { for: "token-name" }, t.nameLabel),
     tokenName,
-    h("label", { for: "token-expires" }, "Expires (optional)"),
-    h(
-      "p",
-      { id: "expires-help", class: "help" },
-      "At the end of this day. Leave empty for a token that never expires.",
-    ),
+    h("label", { for: "token-expires" }, t.expiresLabel),
+    h("p", { id: "expires-help", class: "help" }, t.expiresHelp),
     expires,
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Issue token")),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, t.issueButton)),
   );
 
   showTokens(tokens);
@@ -131,14 +110,12 @@ export async function tokensPage(context: Context, tenantId: string): Promise<Pa
       "section",
       {},
       h("h1", { tabindex: -1 }, title),
-      h("p", {}, "Tokens are listed by name and their first characters; the rest is never shown again."),
+      h("p", {}, t.intro),
       problem.element,
       tenant && issuingSetting(context, tenant, failed),
       issued,
       list,
-      mayIssue
-        ? issue
-        : h("p", {}, "Ask the operator for another token: only the operator issues them for this tenant."),
+      mayIssue ? issue : h("p", {}, t.askOperator),
     ),
   };
 }
@@ -157,11 +134,6 @@ function issuingSetting(context: Context, tenant: Tenant, failed: (error: unknow
   return h(
     "div",
     { class: "card" },
-    h(
-      "div",
-      { class: "choice" },
-      allowed,
-      h("label", { for: "admins-issue" }, "This tenant's admins may issue tokens"),
-    ),
+    h("div", { class: "choice" }, allowed, h("label", { for: "admins-issue" }, text().tokens.adminsMayIssue)),
   );
 }

@@ -1,12 +1,15 @@
-import { ApiError } from "../api.ts";
+import { describeProblem } from "../api-errors.ts";
 import type { FailMode, PlatformView, Workspace, WorkspaceInput } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
 import { credentialInputs } from "../components/credential-inputs.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";
 import { h } from "../dom.ts";
+import { formatCount, formatSeconds } from "../format.ts";
+import { text, translated } from "../i18n/language.ts";
 import { messagePage } from "./message-page.ts";
 
 const failModes: FailMode[] = ["closed", "open"];
+const ttl = { min: 60, max: 604_800, fallback: 86_400 };
 
 /** Connects a new workspace of a platform, or changes one: everything the guide asks for, and the settings. */
 export async function workspaceFormPage(
@@ -15,9 +18,10 @@ export async function workspaceFormPage(
   target: { platform: string } | { id: string },
 ): Promise<Page> {
   const existing = "id" in target ? await context.api.workspace(tenantId, target.id) : undefined;
+  const t = text();
   const platform = platformOf(context, existing?.platform ?? ("platform" in target ? target.platform : ""));
-  if (!platform) return messagePage("Not found", "That platform is not enabled on this server.");
-  const title = existing ? `Edit ${existing.name}` : `Connect ${platform.displayName}`;
+  if (!platform) return messagePage(t.errors.notFound, t.errors.platformNotEnabled);
+  const title = existing ? t.form.editTitle(existing.name) : t.form.connectTitle(platform.displayName);
   const form = workspaceForm(context, tenantId, platform, existing);
   const back = existing ? paths.workspace(tenantId, existing.id) : paths.tenant(tenantId);
   return {
@@ -25,7 +29,7 @@ export async function workspaceFormPage(
     element: h(
       "section",
       {},
-      h("p", { class: "breadcrumb" }, h("a", { href: back, "data-link": true }, "Back")),
+      h("p", { class: "breadcrumb" }, h("a", { href: back, "data-link": true }, t.form.back)),
       h("h1", { tabindex: -1 }, title),
       form,
     ),
@@ -33,9 +37,10 @@ export async function workspaceFormPage(
 }
 
 function workspaceForm(context: Context, tenantId: string, platform: PlatformView, existing?: Workspace) {
+  const t = text().form;
   const settings = existing?.settings ?? {};
   const problem = alertBox();
-  const name = textInput("name", "Name", existing?.name ?? "", { required: true, maxlength: 200 });
+  const name = textInput("name", t.name, existing?.name ?? "", { required: true, maxlength: 200 });
   const credentials = credentialInputs(platform.credentialFields);
   const replace = h("input", { id: "replace-credentials", type: "checkbox" });
   if (existing) {
@@ -50,11 +55,11 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
     "aria-describedby": "systemPrompt-help",
   });
   systemPrompt.value = settings.systemPrompt ?? "";
-  const model = textInput("model", "Model (optional)", settings.model ?? "", { maxlength: 200 });
+  const model = textInput("model", t.model, settings.model ?? "", { maxlength: 200 });
   const chosenFailMode = settings.failMode ?? platform.defaultFailMode;
-  const eventTtl = ttlInput("eventTtlSeconds", "Remember deliveries for (seconds, optional)", settings.eventTtlSeconds);
-  const replyTtl = ttlInput("replyTtlSeconds", "Remember replies for (seconds, optional)", settings.replyTtlSeconds);
-  const submit = h("button", { type: "submit" }, existing ? "Save changes" : `Connect ${platform.displayName}`);
+  const eventTtl = ttlInput("eventTtlSeconds", t.eventTtl, settings.eventTtlSeconds);
+  const replyTtl = ttlInput("replyTtlSeconds", t.replyTtl, settings.replyTtlSeconds);
+  const submit = h("button", { type: "submit" }, existing ? t.save : t.connectTitle(platform.displayName));
 
   const read = (): WorkspaceInput => {
     const failMode = new FormData(form).get("failMode") as FailMode;
@@ -90,10 +95,7 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
             : await context.api.createWorkspace(tenantId, read());
           context.navigate(paths.workspace(tenantId, saved.id));
         } catch (error) {
-          problem.show(
-            error instanceof ApiError ? error.message : String(error),
-            error instanceof ApiError ? error.issues : [],
-          );
+          problem.show(describeProblem(error, platform));
           problem.element.focus();
         } finally {
           submit.disabled = false;
@@ -105,7 +107,7 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
     h(
       "fieldset",
       {},
-      h("legend", {}, `${platform.displayName} credentials`),
+      h("legend", {}, t.credentials(platform.displayName)),
       existing &&
         h(
           "div",
@@ -113,28 +115,27 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
           h(
             "p",
             { class: "help" },
-            "Stored credentials are never shown again. Set: ",
-            platform.credentialFields
-              .filter((field) => existing.credentialFields.includes(field.name))
-              .map((field) => field.label)
-              .join(", ") || "none",
-            ". To change them, replace them all; resident checks the new ones with ",
-            platform.displayName,
-            " before saving.",
+            t.storedCredentials(
+              platform.credentialFields
+                .filter((field) => existing.credentialFields.includes(field.name))
+                .map((field) => translated(field.label))
+                .join(t.listSeparator) || t.noneSet,
+              platform.displayName,
+            ),
           ),
-          h("div", { class: "choice" }, replace, h("label", { for: "replace-credentials" }, "Replace the credentials")),
+          h("div", { class: "choice" }, replace, h("label", { for: "replace-credentials" }, t.replaceCredentials)),
         ),
       credentials.element,
     ),
     h(
       "fieldset",
       {},
-      h("legend", {}, "Agent"),
+      h("legend", {}, t.agent),
       h(
         "div",
         { class: "field" },
-        h("label", { for: "systemPrompt" }, "System prompt (optional)"),
-        h("p", { class: "help", id: "systemPrompt-help" }, "Who the agent is and how it answers. Empty: the default."),
+        h("label", { for: "systemPrompt" }, t.systemPrompt),
+        h("p", { class: "help", id: "systemPrompt-help" }, t.systemPromptHelp),
         systemPrompt,
       ),
       model.element,
@@ -143,12 +144,11 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
     h(
       "fieldset",
       {},
-      h("legend", {}, "Duplicate protection"),
+      h("legend", {}, t.duplicateProtection),
       h(
         "p",
         { class: "help", id: "ttl-help" },
-        "How long resident remembers a delivery and a reply, so that a late redelivery is still recognised. " +
-          "From 60 to 604800 seconds; empty: 86400 (24 hours).",
+        t.ttlHelp(formatCount(ttl.min), formatCount(ttl.max), formatCount(ttl.fallback), formatSeconds(ttl.fallback)),
       ),
       eventTtl.element,
       replyTtl.element,
@@ -160,14 +160,16 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
 }
 
 function failModeFieldset(platform: PlatformView, chosen: FailMode): HTMLElement {
+  const t = text().form;
   return h(
     "fieldset",
     { class: "fail-modes" },
-    h("legend", {}, "If Redis and PostgreSQL are both down"),
-    h("p", { class: "help" }, platform.outageBehaviour),
+    h("legend", {}, t.failModeLegend),
+    h("p", { class: "help" }, translated(platform.outageBehaviour)),
     ...failModes.map((mode) => {
       const id = `failMode-${mode}`;
-      const isDefault = mode === platform.defaultFailMode ? ` (default for ${platform.displayName})` : "";
+      const label =
+        mode === platform.defaultFailMode ? t.defaultFor(t.failMode[mode], platform.displayName) : t.failMode[mode];
       return h(
         "div",
         { class: "choice described" },
@@ -179,8 +181,8 @@ function failModeFieldset(platform: PlatformView, chosen: FailMode): HTMLElement
           checked: mode === chosen,
           "aria-describedby": `${id}-consequence`,
         }),
-        h("label", { for: id }, `Fail ${mode}${isDefault}`),
-        h("p", { id: `${id}-consequence`, class: "help" }, platform.failModeConsequences[mode]),
+        h("label", { for: id }, label),
+        h("p", { id: `${id}-consequence`, class: "help" }, translated(platform.failModeConsequences[mode])),
       );
     }),
   );
@@ -196,8 +198,8 @@ function ttlInput(id: string, label: string, value?: number) {
     id,
     name: id,
     type: "number",
-    min: 60,
-    max: 604_800,
+    min: ttl.min,
+    max: ttl.max,
     step: 1,
     value: value ?? "",
     "aria-describedby": "ttl-help",

@@ -1,4 +1,4 @@
-import { ApiError } from "../api.ts";
+import { connectProblem, describeProblem } from "../api-errors.ts";
 import type { ConnectionTest, PlatformView, StatRange, Workspace } from "../api-types.ts";
 import { activitySummary } from "../components/activity-summary.ts";
 import { copyField } from "../components/copy-field.ts";
@@ -8,6 +8,7 @@ import { statCounters } from "../components/stat-counters.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";
 import { fill, h } from "../dom.ts";
 import { formatSeconds } from "../format.ts";
+import { text, translated } from "../i18n/language.ts";
 import { messagePage } from "./message-page.ts";
 
 const noCounts = { events: 0, duplicateEvents: 0, replies: 0, duplicateReplies: 0, failures: 0, llmTokens: 0 };
@@ -15,10 +16,11 @@ const defaultTtlSeconds = 86_400;
 
 /** One workspace: where the platform must send, how to set it up, whether it connects, and what it has done. */
 export async function workspacePage(context: Context, tenantId: string, workspaceId: string): Promise<Page> {
+  const t = text().workspace;
   const { api } = context;
   const workspace = await api.workspace(tenantId, workspaceId);
   const platform = platformOf(context, workspace.platform);
-  if (!platform) return messagePage(workspace.name, `${workspace.platform} is not enabled on this server.`);
+  if (!platform) return messagePage(workspace.name, text().errors.platformOfWorkspaceNotEnabled(workspace.platform));
 
   const stats = await livePanel(
     () => api.stats(tenantId),
@@ -49,34 +51,34 @@ export async function workspacePage(context: Context, tenantId: string, workspac
     element: h(
       "section",
       { class: "workspace" },
-      h("p", { class: "breadcrumb" }, h("a", { href: paths.tenant(tenantId), "data-link": true }, "Workspaces")),
+      h("p", { class: "breadcrumb" }, h("a", { href: paths.tenant(tenantId), "data-link": true }, t.breadcrumb)),
       h("h1", { tabindex: -1 }, workspace.name),
       h("p", { class: "platform-badge" }, platform.displayName),
       h(
         "section",
         { class: "card", "aria-labelledby": "stats-title" },
-        h("h2", { id: "stats-title" }, "Activity across all instances"),
+        h("h2", { id: "stats-title" }, t.activityTitle),
         stats.element,
         h(
           "fieldset",
           { class: "range" },
-          h("legend", {}, "Chart period"),
-          rangeChoice("hour", "Last hour"),
-          rangeChoice("day", "Last day"),
+          h("legend", {}, t.chartPeriod),
+          rangeChoice("hour", t.lastHour),
+          rangeChoice("day", t.lastDay),
         ),
         chart.element,
       ),
       h(
         "section",
         { class: "card", "aria-labelledby": "setup-title" },
-        h("h2", { id: "setup-title" }, `Connect it in ${platform.displayName}`),
-        copyField("Webhook URL", workspace.webhookUrl, {
+        h("h2", { id: "setup-title" }, t.setupTitle(platform.displayName)),
+        copyField(t.webhookUrl, workspace.webhookUrl, {
           name: "webhook-url",
-          help: `Paste this into ${platform.displayName} as the steps below say.`,
+          help: t.webhookHelp(platform.displayName),
         }),
-        h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, step))),
+        h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
       ),
-      connectionSection(context, workspace),
+      connectionSection(context, platform, workspace),
       settingsSection(platform, workspace),
       actions(context, workspace),
     ),
@@ -87,16 +89,17 @@ export async function workspacePage(context: Context, tenantId: string, workspac
   };
 }
 
-function connectionSection(context: Context, workspace: Workspace): HTMLElement {
+function connectionSection(context: Context, platform: PlatformView, workspace: Workspace): HTMLElement {
+  const t = text().workspace;
   const result = h("div", { class: "test-result", role: "status" });
-  const button = h("button", { type: "button" }, "Test connection");
+  const button = h("button", { type: "button" }, t.testConnection);
   button.addEventListener("click", async () => {
     button.disabled = true;
-    fill(result, h("p", {}, "Testing…"));
+    fill(result, h("p", {}, t.testing));
     try {
-      fill(result, testResult(await context.api.testConnection(workspace.tenantId, workspace.id)));
+      fill(result, testResult(platform, await context.api.testConnection(workspace.tenantId, workspace.id)));
     } catch (error) {
-      fill(result, h("p", { class: "error-text" }, error instanceof ApiError ? error.message : String(error)));
+      fill(result, h("p", { class: "error-text" }, describeProblem(error, platform).message));
     } finally {
       button.disabled = false;
     }
@@ -104,69 +107,86 @@ function connectionSection(context: Context, workspace: Workspace): HTMLElement 
   return h(
     "section",
     { class: "card", "aria-labelledby": "connection-title" },
-    h("h2", { id: "connection-title" }, "Connection"),
-    h("p", {}, "The bot as the platform described it when the workspace was saved:"),
-    identityList(workspace.identity),
+    h("h2", { id: "connection-title" }, t.connectionTitle),
+    h("p", {}, t.connectionIntro),
+    identityList(platform, workspace.identity),
     button,
     result,
   );
 }
 
-function testResult(test: ConnectionTest): HTMLElement {
-  if (!test.ok) return h("p", { class: "error-text" }, h("strong", {}, "Connection failed. "), test.error);
-  return h("div", { class: "ok-text" }, h("p", {}, h("strong", {}, "Connected.")), identityList(test.identity));
+function testResult(platform: PlatformView, test: ConnectionTest): HTMLElement {
+  const t = text().workspace;
+  if (!test.ok) {
+    const { message, details } = connectProblem(test, platform);
+    return h("div", { class: "error-text" }, h("p", {}, h("strong", {}, t.connectionFailed), " ", message), ...details);
+  }
+  return h(
+    "div",
+    { class: "ok-text" },
+    h("p", {}, h("strong", {}, t.connected)),
+    identityList(platform, test.identity),
+  );
 }
 
-function identityList(identity: Record<string, string>): HTMLElement {
+/** The bot's identity, each part named by the platform's guide (its key, should the guide not know it). */
+function identityList(platform: PlatformView, identity: Record<string, string>): HTMLElement {
+  const name = (key: string) => {
+    const label = platform.identityLabels[key];
+    return label ? translated(label) : h("code", {}, key);
+  };
   return h(
     "dl",
     { class: "identity" },
-    ...Object.entries(identity).flatMap(([key, value]) => [h("dt", {}, key), h("dd", {}, h("code", {}, value))]),
+    ...Object.entries(identity).flatMap(([key, value]) => [h("dt", {}, name(key)), h("dd", {}, h("code", {}, value))]),
   );
 }
 
 function settingsSection(platform: PlatformView, workspace: Workspace): HTMLElement {
+  const t = text().workspace;
+  const { failMode: failModeNames } = text().form;
   const { settings } = workspace;
   const failMode = settings.failMode ?? platform.defaultFailMode;
   const row = (term: string, value: Node | string) => [h("dt", {}, term), h("dd", {}, value)];
   return h(
     "section",
     { class: "card", "aria-labelledby": "settings-title" },
-    h("h2", { id: "settings-title" }, "Settings"),
+    h("h2", { id: "settings-title" }, t.settingsTitle),
     h(
       "dl",
       { class: "settings" },
       ...platform.credentialFields.flatMap((field) =>
         row(
-          field.label,
+          translated(field.label),
           workspace.credentialFields.includes(field.name)
-            ? h("span", { class: "set" }, "set")
-            : h("span", { class: "muted" }, "not set"),
+            ? h("span", { class: "set" }, t.set)
+            : h("span", { class: "muted" }, t.notSet),
         ),
       ),
-      ...row("System prompt", settings.systemPrompt ?? h("span", { class: "muted" }, "resident's default")),
-      ...row("Model", settings.model ?? h("span", { class: "muted" }, "resident's default")),
+      ...row(t.systemPrompt, settings.systemPrompt ?? h("span", { class: "muted" }, t.residentDefault)),
+      ...row(t.model, settings.model ?? h("span", { class: "muted" }, t.residentDefault)),
       ...row(
-        "If Redis and PostgreSQL are both down",
+        t.failMode,
         h(
           "div",
           {},
-          h("strong", {}, failMode === "open" ? "Fail open" : "Fail closed"),
-          h("p", {}, platform.failModeConsequences[failMode]),
+          h("strong", {}, failModeNames[failMode]),
+          h("p", {}, translated(platform.failModeConsequences[failMode])),
         ),
       ),
-      ...row("Deliveries remembered for", formatSeconds(settings.eventTtlSeconds ?? defaultTtlSeconds)),
-      ...row("Replies remembered for", formatSeconds(settings.replyTtlSeconds ?? defaultTtlSeconds)),
+      ...row(t.eventTtl, formatSeconds(settings.eventTtlSeconds ?? defaultTtlSeconds)),
+      ...row(t.replyTtl, formatSeconds(settings.replyTtlSeconds ?? defaultTtlSeconds)),
     ),
   );
 }
 
 function actions(context: Context, workspace: Workspace): HTMLElement {
+  const t = text().workspace;
   const confirm = h("div", { class: "confirm", hidden: true });
-  const ask = h("button", { type: "button", class: "danger" }, "Delete workspace");
+  const ask = h("button", { type: "button", class: "danger" }, t.delete);
   ask.addEventListener("click", () => {
-    const yes = h("button", { type: "button", class: "danger" }, `Delete ${workspace.name}`);
-    const no = h("button", { type: "button", class: "secondary" }, "Cancel");
+    const yes = h("button", { type: "button", class: "danger" }, t.deleteNamed(workspace.name));
+    const no = h("button", { type: "button", class: "secondary" }, t.cancel);
     yes.addEventListener("click", async () => {
       await context.api.deleteWorkspace(workspace.tenantId, workspace.id);
       context.navigate(paths.tenant(workspace.tenantId));
@@ -175,27 +195,14 @@ function actions(context: Context, workspace: Workspace): HTMLElement {
       confirm.hidden = true;
       ask.focus();
     });
-    fill(
-      confirm,
-      h(
-        "p",
-        { role: "alert" },
-        `Delete ${workspace.name}? Its webhook stops working at once and its credentials are erased.`,
-      ),
-      yes,
-      no,
-    );
+    fill(confirm, h("p", { role: "alert" }, t.confirmDelete(workspace.name)), yes, no);
     confirm.hidden = false;
     no.focus();
   });
   return h(
     "div",
     { class: "actions" },
-    h(
-      "a",
-      { class: "button", href: paths.editWorkspace(workspace.tenantId, workspace.id), "data-link": true },
-      "Edit workspace",
-    ),
+    h("a", { class: "button", href: paths.editWorkspace(workspace.tenantId, workspace.id), "data-link": true }, t.edit),
     ask,
     confirm,
   );

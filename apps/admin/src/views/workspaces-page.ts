@@ -4,10 +4,12 @@ import { livePanel } from "../components/live-panel.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";
 import { h } from "../dom.ts";
 import { formatCount } from "../format.ts";
+import { text } from "../i18n/language.ts";
 import { tenantName } from "./tenant-name.ts";
 
 /** A tenant's workspaces with their state and cluster-wide counters, and a way to connect another. */
 export async function workspacesPage(context: Context, tenantId: string): Promise<Page> {
+  const t = text().workspaces;
   const { api } = context;
   const [name, workspaces] = await Promise.all([tenantName(context, tenantId), api.workspaces(tenantId)]);
   const table = await livePanel(
@@ -17,7 +19,7 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
   const connect = h(
     "section",
     { class: "card", "aria-labelledby": "connect-title" },
-    h("h2", { id: "connect-title" }, "Connect a workspace"),
+    h("h2", { id: "connect-title" }, t.connectTitle),
     h(
       "ul",
       { class: "platform-choices" },
@@ -28,7 +30,7 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
           h(
             "a",
             { class: "button", href: paths.newWorkspace(tenantId, platform.platform), "data-link": true },
-            `Connect ${platform.displayName}`,
+            t.connect(platform.displayName),
           ),
         ),
       ),
@@ -41,8 +43,8 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
       {},
       h("h1", { tabindex: -1 }, name),
       context.me.role === "operator" &&
-        h("p", {}, h("a", { href: paths.audit(tenantId), "data-link": true }, "Audit log of this tenant")),
-      h("h2", {}, "Workspaces"),
+        h("p", {}, h("a", { href: paths.audit(tenantId), "data-link": true }, t.auditLink)),
+      h("h2", {}, t.title),
       table.element,
       connect,
     ),
@@ -51,12 +53,22 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
 }
 
 function workspaceTable(context: Context, workspaces: Workspace[], stats: TenantStats): Node {
-  if (workspaces.length === 0) return h("p", {}, "No workspace is connected yet.");
-  const headings = ["Workspace", "Platform", "State", "Messages", "Duplicates suppressed", "Replies", "Failures"];
+  const t = text().workspaces;
+  if (workspaces.length === 0) return h("p", {}, t.none);
+  const { columns } = t;
+  const headings = [
+    columns.workspace,
+    columns.platform,
+    columns.state,
+    columns.messages,
+    columns.duplicates,
+    columns.replies,
+    columns.failures,
+  ];
   return h(
     "table",
     { class: "workspaces" },
-    h("caption", { class: "visually-hidden" }, "Workspaces, live"),
+    h("caption", { class: "visually-hidden" }, t.caption),
     h("thead", {}, h("tr", {}, ...headings.map((label) => h("th", { scope: "col" }, label)))),
     h(
       "tbody",

@@ -22,9 +22,10 @@ export interface Browser {
 
 /**
  * Debian's Chromium, headless, with a fresh profile, allowed to reach `origin` only. Every response is recorded, so
- * a test can look through all the browser ever received.
+ * a test can look through all the browser ever received. `locale` is the browser's language preference
+ * (navigator.languages, Accept-Language).
  */
-export async function openBrowser(origin: string): Promise<Browser> {
+export async function openBrowser(origin: string, options: { locale?: string } = {}): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), "resident-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
@@ -40,6 +41,7 @@ export async function openBrowser(origin: string): Promise<Browser> {
       "--disable-sync",
     ],
     viewport: { width: 1280, height: 900 },
+    locale: options.locale,
   });
   const responses: ReceivedResponse[] = [];
   const outside: string[] = [];

@@ -96,7 +96,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRoutesOptions> = as
     try {
       return { ok: true, identity: await adapter.connect(workspace.credentials) };
     } catch (error) {
-      return { ok: false, error: connectFailure(record.platform, error, workspace.credentials) };
+      return { ok: false, ...connectFailure(record.platform, error, workspace.credentials) };
     }
   });
 };
