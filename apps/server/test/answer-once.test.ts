@@ -1,4 +1,5 @@
 import { eventually, settle } from "@resident/testkit";
+import { defaultAnswer } from "@resident/testkit/anthropic";
 import { appMention, connectSlackWorkspace } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
@@ -9,7 +10,10 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-type Stats = { activity: Record<string, { lastError?: { stage: string; message: string } }> };
+type Stats = {
+  workspaces: Record<string, { llmTokens: number }>;
+  activity: Record<string, { lastError?: { stage: string; message: string } }>;
+};
 
 const llmCallsFor = (text: string) => s.llm.calls().filter((call) => call.messages.at(-1)?.text === text);
 const postsOf = (text: string) =>
@@ -55,4 +59,30 @@ describe("the answer is computed once", () => {
     expect(attempts).toBe(1);
     expect(lastError).toMatchObject({ stage: "send", message: expect.stringContaining("not_in_channel") });
   }, 30_000);
+
+  it("prompt caching: cache reads and writes count in the tenant's token stats", async () => {
+    const ws = await connectSlackWorkspace(s.url, s.operator, s.slack, { systemPrompt: "You work at Acme." });
+    const usage = {
+      input_tokens: 7,
+      output_tokens: 3,
+      cache_read_input_tokens: 1000,
+      cache_creation_input_tokens: 200,
+    };
+    s.llm.answerWith((call) => ({ text: `cached answer to: ${call.messages.at(-1)?.text}`, usage }));
+    try {
+      const mention = appMention(ws.bot, "is the handbook cached?");
+      await ws.send(mention);
+      await eventually(() => expect(s.slack.postsInThread(mention.event.channel, mention.event.ts)).toHaveLength(1));
+      expect(s.llm.calls().at(-1)?.cacheBreakpoints).toEqual(["system"]);
+      const tokens = await eventually(async () => {
+        const stats = await ws.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${ws.tenantId}/stats`);
+        expect(stats.workspaces[ws.workspaceId]?.llmTokens).toBeGreaterThan(0);
+        return stats.workspaces[ws.workspaceId]?.llmTokens;
+      });
+      console.log(`[prompt cache] llmTokens=${tokens} (input 7, output 3, cache read 1000, cache write 200)`);
+      expect(tokens).toBe(1210);
+    } finally {
+      s.llm.answerWith(defaultAnswer);
+    }
+  });
 });
