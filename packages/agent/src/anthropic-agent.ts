@@ -2,6 +2,7 @@ import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
 import type { Agent, AgentAnswer, AgentRequest, Logger } from "@resident/core";
 import { AgentError, agentFailure, type FailureContext } from "./agent-error.ts";
 import { toConversation } from "./conversation.ts";
+import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
 
 export const defaultAnthropicBaseUrl = "https://api.anthropic.com";
 export const defaultMaxTokens = 1024;
@@ -55,9 +56,9 @@ export class AnthropicAgent implements Agent {
       message = await this.client.messages.create(
         {
           model: settings.model,
-          system: settings.systemPrompt.trim() === "" ? undefined : settings.systemPrompt,
+          system: cachedSystem(settings.systemPrompt),
           max_tokens: this.maxTokens,
-          messages: toConversation(history, event.text),
+          messages: cachedConversation(toConversation(history, event.text)),
         },
         { signal },
       );
@@ -81,9 +82,10 @@ export class AnthropicAgent implements Agent {
     return {
       text,
       usage: {
-        inputTokens:
-          usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+        inputTokens: usage.input_tokens,
         outputTokens: usage.output_tokens,
+        cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+        cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
       },
     };
   }

@@ -77,10 +77,48 @@ describe("AnthropicAgent", () => {
     expect(fake.calls().at(-1)?.maxTokens).toBe(256);
   });
 
-  it("returns the text blocks joined and the token usage", async () => {
-    fake.answerWith(() => ({ text: ["Hello, ", "world."], usage: { input_tokens: 12, output_tokens: 5 } }));
+  it("returns the text blocks joined and the token usage, with the prompt cache's reads and writes", async () => {
+    fake.answerWith(() => ({
+      text: ["Hello, ", "world."],
+      usage: { input_tokens: 12, output_tokens: 5, cache_read_input_tokens: 300, cache_creation_input_tokens: 40 },
+    }));
     const answer = await agent().answer(agentRequest("hi"));
-    expect(answer).toEqual({ text: "Hello, world.", usage: { inputTokens: 12, outputTokens: 5 } });
+    expect(answer).toEqual({
+      text: "Hello, world.",
+      usage: { inputTokens: 12, outputTokens: 5, cacheReadTokens: 300, cacheWriteTokens: 40 },
+    });
+  });
+
+  it("marks the system prompt and the thread's history for the prompt cache, so the next message reads them from it", async () => {
+    const systemPrompt = "You are Ada, the office manager of a company with a long handbook.";
+    const history = [
+      { role: "user" as const, text: "What is the wifi password?" },
+      { role: "assistant" as const, text: "It is on the fridge." },
+    ];
+    const first = await agent().answer(agentRequest("And the door code?", { systemPrompt, history }));
+    const sent = fake.calls().at(-1);
+    expect(sent?.cacheBreakpoints).toEqual(["system", "messages.1"]);
+    expect(sent?.request.body).toMatchObject({
+      system: [{ type: "text", text: systemPrompt, cache_control: { type: "ephemeral" } }],
+      messages: [
+        { role: "user", content: "What is the wifi password?" },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "It is on the fridge.", cache_control: { type: "ephemeral" } }],
+        },
+        { role: "user", content: "And the door code?" },
+      ],
+    });
+    // The first call writes the stable prefix (13 + 5 + 5 words), and pays the current message (4) in full.
+    expect(first.usage).toMatchObject({ inputTokens: 4, cacheWriteTokens: 23, cacheReadTokens: 0 });
+
+    const second = await agent().answer(agentRequest("And the alarm?", { systemPrompt, history }));
+    expect(second.usage).toMatchObject({ inputTokens: 3, cacheWriteTokens: 0, cacheReadTokens: 23 });
+  });
+
+  it("sends no cache breakpoint on a message without history, beyond the system prompt", async () => {
+    await agent().answer(agentRequest("hello there", { systemPrompt: "Be brief." }));
+    expect(fake.calls().at(-1)?.cacheBreakpoints).toEqual(["system"]);
   });
 
   it("treats an empty answer as an error", async () => {

@@ -2,6 +2,7 @@ import {
   type BotIdentity,
   type OutboundReply,
   OutcomeUnknownError,
+  PermanentSendError,
   SendRejectedError,
   type SentReply,
 } from "@resident/core";
@@ -21,6 +22,10 @@ export async function postReply(api: ChatworkApi, apiToken: string, reply: Outbo
     postRoomId: conversation.id,
     form: { body: `${replyNotation(author.id, conversation.id, conversation.replyToId)}\n${reply.text}` },
   });
+  // 403: the token's account may not post in the room (not a member, or read-only there); a retry meets the same.
+  if (answer.status === 403) {
+    throw new PermanentSendError(`Chatwork refused the post for good (403): ${errorText(answer.body)}`);
+  }
   if (answer.status !== 200) {
     throw new SendRejectedError(`Chatwork refused the post (${answer.status}): ${errorText(answer.body)}`);
   }

@@ -1,6 +1,12 @@
 import { createServer } from "node:net";
 import type { ChatEvent } from "@resident/core";
-import { defaultSenderOptions, OutboundSender, OutcomeUnknownError, SendRejectedError } from "@resident/core";
+import {
+  defaultSenderOptions,
+  OutboundSender,
+  OutcomeUnknownError,
+  PermanentSendError,
+  SendRejectedError,
+} from "@resident/core";
 import { MemoryRateLimiter } from "@resident/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatworkAdapter } from "../src/index.ts";
@@ -119,6 +125,14 @@ describe("ChatworkAdapter.send and findReply", () => {
     const error = await world.adapter.send(outbound(elsewhere, "x"), world.workspace).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SendRejectedError);
     expect((error as Error).message).toContain("Room not found");
+    expect((error as Error).message).not.toContain(bot.apiToken);
+  });
+
+  it("throws PermanentSendError when Chatwork answers 403 (the account may not post in the room)", async () => {
+    const event = ask("not a member");
+    world.fake.failPosts(groupRoom, 403);
+    const error = await world.adapter.send(outbound(event, "x"), world.workspace).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PermanentSendError);
     expect((error as Error).message).not.toContain(bot.apiToken);
   });
 

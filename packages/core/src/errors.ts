@@ -37,6 +37,14 @@ export class SendRejectedError extends Error {
   override name = "SendRejectedError";
 }
 
+/**
+ * The platform refused the post for a reason that a retry cannot change: the bot is not in the channel, the channel
+ * is archived or gone, the token is revoked. Nothing was posted; the job ends at once, with no further attempt.
+ */
+export class PermanentSendError extends SendRejectedError {
+  override name = "PermanentSendError";
+}
+
 /** The request may or may not have posted the message (timeout, 5xx after sending). Never resend blindly. */
 export class OutcomeUnknownError extends Error {
   override name = "OutcomeUnknownError";

@@ -10,7 +10,7 @@ export * from "./lease.ts";
 export * from "./outbound-sender.ts";
 export * from "./plain-text.ts";
 export * from "./platform-descriptor.ts";
-export type * from "./ports/agent.ts";
+export * from "./ports/agent.ts";
 export type * from "./ports/change-feed.ts";
 export type * from "./ports/claim-store.ts";
 export type * from "./ports/conversation-memory.ts";

@@ -20,6 +20,11 @@ export function sendingKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey"
   return `sending:${event.workspaceId}:${event.messageKey}`;
 }
 
+/** The answer written for a user message, kept before it is sent so that a retry or a takeover posts the same text. */
+export function answerKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">): string {
+  return `answer:${event.workspaceId}:${event.messageKey}`;
+}
+
 /** One conversation thread's memory. */
 export function conversationKey(event: Pick<QueuedEvent, "workspaceId" | "conversation">): string {
   const { id, threadId } = event.conversation;

@@ -1,5 +1,5 @@
 import type { QueuedEvent } from "./chat-event.ts";
-import { replyKey, sendingKey } from "./keys.ts";
+import { answerKey, replyKey, sendingKey } from "./keys.ts";
 import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 
@@ -15,6 +15,9 @@ export type ReplyClaim =
 /** Value committed when a send's outcome could not be established: the message is never sent again. */
 export const outcomeUnknown = "outcome-unknown";
 
+/** Value committed when the platform refused the post for good: no job answers the message again. */
+export const refusedForGood = "refused";
+
 /** Whether this claim's holder is the first to post the reply, or follows one that died while posting. */
 export type SendStart = { first: true; token: string } | { first: false };
 
@@ -25,6 +28,9 @@ export type SendStart = { first: true; token: string } | { first: false };
  * Posting is marked on a key of its own that outlives the claim's lease: a holder that dies after the platform
  * accepted its post but before the commit leaves the mark, and whoever claims the reply next reads the platform
  * back before posting.
+ *
+ * The answer is journaled beside the claim before it is sent, so the LLM is asked once per message: a retry after a
+ * failed send, or a takeover after its holder died, posts the journaled text.
  */
 export class ReplyLedger {
   constructor(
@@ -50,6 +56,16 @@ export class ReplyLedger {
 
   release(event: QueuedEvent, token: string): Promise<boolean> {
     return this.store.release(replyKey(event), token);
+  }
+
+  /** Keeps the answer until the reply's own marker lapses; resolves to the answer that stands (the first kept). */
+  journalAnswer(event: QueuedEvent, text: string, ttlMs: number): Promise<string> {
+    return this.store.journal(answerKey(event), text, ttlMs);
+  }
+
+  /** The answer an earlier attempt journaled, if any. */
+  journaledAnswer(event: QueuedEvent): Promise<string | undefined> {
+    return this.store.journaled(answerKey(event));
   }
 
   /** Marks the post as under way, for as long as the reply's own marker will live. */

@@ -1,16 +1,17 @@
-import { SpanKind } from "@opentelemetry/api";
+import { SpanKind, trace } from "@opentelemetry/api";
 import type { Platform, QueuedEvent } from "./chat-event.ts";
-import { OutcomeUnknownError, ReplyLeaseHeldError, StoreUnavailableError } from "./errors.ts";
+import { OutcomeUnknownError, PermanentSendError, ReplyLeaseHeldError, StoreUnavailableError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
 import { conversationKey, replyKey } from "./keys.ts";
+import type { HeldLease } from "./lease.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
-import type { Agent } from "./ports/agent.ts";
+import { type Agent, tokensUsed } from "./ports/agent.ts";
 import type { ConversationMemory } from "./ports/conversation-memory.ts";
 import type { Job } from "./ports/job-queue.ts";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
-import { outcomeUnknown, type ReplyLedger, type SendStart } from "./reply-ledger.ts";
+import { outcomeUnknown, type ReplyLedger, refusedForGood, type SendStart } from "./reply-ledger.ts";
 import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
 export interface ReplyWorkerDeps {
@@ -82,7 +83,7 @@ export class ReplyWorker {
     ws: WorkspaceRef,
   ): Promise<void> {
     const event = job.data;
-    const { ledger, agent, memory, sender, telemetry } = this.deps;
+    const { ledger, memory, sender, telemetry } = this.deps;
     const turns = this.deps.historyTurns ?? 20;
     const lease = ledger.hold(event, token);
     const ttlMs = Math.min(
@@ -94,32 +95,12 @@ export class ReplyWorker {
     let delivery: Delivery;
     let text: string;
     try {
-      const history = await memory.recent(conversationKey(event), turns).catch((error: unknown) => {
-        // An answer without the thread's history beats no answer while the store that keeps it is away.
-        if (!(error instanceof StoreUnavailableError)) throw error;
-        // Debug only: the store's outage itself is logged once, where it is detected.
-        this.deps.logger.debug(
-          { err: error.message, workspaceId: ws.workspaceId },
-          "thread memory unavailable; answering without it",
-        );
-        return [];
-      });
-      const started = performance.now();
-      // Tool calls, once the agent makes them, get spans of their own under this one.
-      const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
-        span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
-        const answer = await agent.answer({ event, settings: workspace.settings, history, signal: lease.signal });
-        span.setAttributes({
-          "gen_ai.usage.input_tokens": answer.usage.inputTokens,
-          "gen_ai.usage.output_tokens": answer.usage.outputTokens,
-        });
-        return answer;
-      });
-      const usage = answer.usage.inputTokens + answer.usage.outputTokens;
-      telemetry.llmUsed(ws, usage, performance.now() - started);
+      // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
+      const journaled = await ledger.journaledAnswer(event);
+      if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
+      text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
       lease.signal.throwIfAborted();
       stage = "send";
-      text = answer.text;
       const reply = { event, text, replyKey: replyKey(event) };
       sending = await ledger.beginSend(event, job.id, ttlMs);
       const first = sending.first;
@@ -136,13 +117,17 @@ export class ReplyWorker {
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
       this.deps.logger.warn(
         { err: error, workspaceId: ws.workspaceId, stage },
-        "answer failed; the job will be retried",
+        error instanceof PermanentSendError
+          ? "reply refused for good; the job ends"
+          : "answer failed; the job will be retried",
       );
       // Only an unknown outcome may have posted; every other error means nothing was. Its mark stays, so the next
       // attempt reads the platform back instead of posting again.
       const mayHavePosted = error instanceof OutcomeUnknownError;
       if (sending?.first && !mayHavePosted) await ledger.endSend(event, sending.token).catch(() => {});
-      await ledger.release(event, token).catch(() => {});
+      // Refused for good, the message stays unanswered: committing says so to every twin, and the queue stops here.
+      if (error instanceof PermanentSendError) await ledger.commit(event, token, refusedForGood, ttlMs).catch(() => {});
+      else await ledger.release(event, token).catch(() => {});
       throw error;
     }
     lease.stop();
@@ -163,6 +148,41 @@ export class ReplyWorker {
     await memory
       .append(conversationKey(event), history, turns, this.deps.historyTtlMs ?? 7 * 86_400_000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
+  }
+
+  /** Asks the agent, with the thread's history, for the answer to the event. */
+  private async compose(event: QueuedEvent, workspace: Workspace, ws: WorkspaceRef, lease: HeldLease): Promise<string> {
+    const turns = this.deps.historyTurns ?? 20;
+    const history = await this.deps.memory.recent(conversationKey(event), turns).catch((error: unknown) => {
+      // An answer without the thread's history beats no answer while the store that keeps it is away.
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // Debug only: the store's outage itself is logged once, where it is detected.
+      this.deps.logger.debug(
+        { err: error.message, workspaceId: ws.workspaceId },
+        "thread memory unavailable; answering without it",
+      );
+      return [];
+    });
+    const started = performance.now();
+    // Tool calls, once the agent makes them, get spans of their own under this one.
+    const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
+      span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
+      const answer = await this.deps.agent.answer({
+        event,
+        settings: workspace.settings,
+        history,
+        signal: lease.signal,
+      });
+      span.setAttributes({
+        "gen_ai.usage.input_tokens": answer.usage.inputTokens,
+        "gen_ai.usage.output_tokens": answer.usage.outputTokens,
+        "gen_ai.usage.cache_read_input_tokens": answer.usage.cacheReadTokens ?? 0,
+        "gen_ai.usage.cache_creation_input_tokens": answer.usage.cacheWriteTokens ?? 0,
+      });
+      return answer;
+    });
+    this.deps.telemetry.llmUsed(ws, tokensUsed(answer.usage), performance.now() - started);
+    return answer.text;
   }
 
   private async commit(event: QueuedEvent, token: string, value: string, ttlMs: number): Promise<boolean> {

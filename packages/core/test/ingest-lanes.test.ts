@@ -19,6 +19,8 @@ const unreachable: ClaimStore = {
   extend: () => Promise.reject(new StoreUnavailableError("connection refused")),
   commit: () => Promise.reject(new StoreUnavailableError("connection refused")),
   release: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  journal: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  journaled: () => Promise.reject(new StoreUnavailableError("connection refused")),
 };
 
 const event = chatEvent();

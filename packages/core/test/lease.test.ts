@@ -11,6 +11,8 @@ function cuttable(store: MemoryStore) {
     claim: (...args) => store.claim(...args),
     commit: (...args) => store.commit(...args),
     release: (...args) => store.release(...args),
+    journal: (...args) => store.journal(...args),
+    journaled: (...args) => store.journaled(...args),
     extend(...args) {
       if (link === "refused") return Promise.reject(new StoreUnavailableError("connection refused"));
       if (link === "silent") return new Promise<boolean>(() => {});

@@ -132,4 +132,6 @@ export const unreachableStore: ClaimStore = {
   extend: () => Promise.reject(new StoreUnavailableError("store down")),
   commit: () => Promise.reject(new StoreUnavailableError("store down")),
   release: () => Promise.reject(new StoreUnavailableError("store down")),
+  journal: () => Promise.reject(new StoreUnavailableError("store down")),
+  journaled: () => Promise.reject(new StoreUnavailableError("store down")),
 };

@@ -26,6 +26,12 @@ class CommitsFailing implements ClaimStore {
   release(key: string, token: string) {
     return this.inner.release(key, token);
   }
+  journal(key: string, value: string, ttlMs: number) {
+    return this.inner.journal(key, value, ttlMs);
+  }
+  journaled(key: string) {
+    return this.inner.journaled(key);
+  }
   commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
     if (this.failCommits-- > 0) return Promise.reject(new StoreUnavailableError("store down"));
     return this.inner.commit(key, token, value, ttlMs);

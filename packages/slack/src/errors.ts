@@ -3,6 +3,7 @@ import {
   failedBeforeSending,
   InvalidCredentialsError,
   OutcomeUnknownError,
+  PermanentSendError,
   RateLimitedError,
   SendRejectedError,
 } from "@resident/core";
@@ -12,6 +13,29 @@ import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIReq
 const maybeApplied = new Set(["internal_error", "fatal_error"]);
 /** Slack being unwell, which says nothing about the token. */
 const slackSideFailures = new Set([...maybeApplied, "service_unavailable"]);
+/**
+ * Refusals that the same post will meet again however often it is retried: the bot is not in the channel, the
+ * channel is gone or archived, the token or its workspace lost access. Slack documents them per method.
+ */
+const refusedForGood = new Set([
+  "channel_not_found",
+  "not_in_channel",
+  "is_archived",
+  "invalid_auth",
+  "not_authed",
+  "account_inactive",
+  "token_revoked",
+  "token_expired",
+  "missing_scope",
+  "no_permission",
+  "team_access_not_granted",
+  "ekm_access_denied",
+  "restricted_action",
+  "restricted_action_read_only_channel",
+  "restricted_action_thread_only_channel",
+  "restricted_action_non_threadable_channel",
+]);
+
 /**
  * Maps what @slack/web-api threw for a post to core's send errors: was anything posted? A 429 or a refusal posted
  * nothing; a timeout, a 5xx, a reset connection or Slack's own internal failure may have.
@@ -23,6 +47,7 @@ export function toSendError(error: unknown, method: string): Error {
     if (maybeApplied.has(code)) return new OutcomeUnknownError(`Slack failed ${method} (${code}); it may have posted`);
     // The client reports a 200 whose body is not Slack's JSON (a proxy's page) as ok:false with the text itself.
     if (!/^[a-z0-9_]+$/.test(code)) return new OutcomeUnknownError(`unreadable answer from Slack for ${method}`);
+    if (refusedForGood.has(code)) return new PermanentSendError(`Slack refused ${method}: ${code}`);
     return new SendRejectedError(`Slack refused ${method}: ${code}`);
   }
   if (error instanceof WebAPIHTTPError) {

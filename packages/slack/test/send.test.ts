@@ -3,6 +3,7 @@ import {
   InvalidCredentialsError,
   type OutboundReply,
   OutcomeUnknownError,
+  PermanentSendError,
   RateLimitedError,
   replyKey,
   SendRejectedError,
@@ -88,11 +89,12 @@ describe("send", () => {
     expect(slack.posts().length).toBe(posts);
   });
 
-  it("Slack's refusals are SendRejectedError naming Slack's code", async () => {
-    for (const code of ["channel_not_found", "not_in_channel", "msg_too_long", "invalid_auth"]) {
+  it("Slack's refusals are SendRejectedError naming Slack's code; those a retry meets again are PermanentSendError", async () => {
+    for (const code of ["channel_not_found", "not_in_channel", "is_archived", "invalid_auth", "msg_too_long"]) {
       slack.error(code);
       const error = await failure(adapter.send(replyTo(), workspace));
       expect(error).toBeInstanceOf(SendRejectedError);
+      expect(error instanceof PermanentSendError).toBe(code !== "msg_too_long");
       expect(error.message).toContain(code);
     }
   });

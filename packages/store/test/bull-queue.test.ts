@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import type { Consumer } from "@resident/core";
+import { type Consumer, PermanentSendError } from "@resident/core";
 import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { BullQueue, type BullQueueOptions, connectRedis, type RedisClient } from "../src/index.ts";
@@ -117,6 +117,18 @@ describe("BullQueue", () => {
     await vi.waitFor(() => expect(seen).toHaveLength(3));
     await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
     expect(seen.map((job) => job.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it("ends a job refused for good at once, with none of its remaining attempts", async () => {
+    const { queue, seen, consume } = await queueWith({ attempts: 5 });
+    await queue.enqueue("event:ws:refused", { n: 1 });
+    consume(() => {
+      throw new PermanentSendError("not_in_channel");
+    });
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(seen).toHaveLength(1);
   });
 
   it("hands a job whose worker process was killed mid-job to another consumer", async () => {

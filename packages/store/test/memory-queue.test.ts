@@ -1,3 +1,4 @@
+import { PermanentSendError } from "@resident/core";
 import { describe, expect, it } from "vitest";
 import { MemoryQueue } from "../src/memory/memory-queue.ts";
 
@@ -50,6 +51,21 @@ describe("MemoryQueue", () => {
     await until(() => runs === 2);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(runs).toBe(2);
+    expect(await queue.depth()).toBe(0);
+    await consumer.close();
+  });
+
+  it("ends a job refused for good at once, with none of its remaining attempts", async () => {
+    const queue = new MemoryQueue<string>({ attempts: 5, backoffMs: 10 });
+    let runs = 0;
+    const consumer = queue.consume(async () => {
+      runs++;
+      throw new PermanentSendError("not_in_channel");
+    });
+    await queue.enqueue("j", "x");
+    await until(() => runs === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(runs).toBe(1);
     expect(await queue.depth()).toBe(0);
     await consumer.close();
   });

@@ -1,3 +1,4 @@
+import { PermanentSendError } from "@resident/core";
 import { eventually } from "@resident/testkit";
 import { createDatabase, type TestDatabase } from "@resident/testkit/processes";
 import pg from "pg";
@@ -69,6 +70,21 @@ describe("PgQueue", () => {
     await until(() => attempts.length === 3);
     await consumer.close();
     expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it("ends a job refused for good at once, with none of its remaining attempts", async () => {
+    const queue = new PgQueue<string>(sql, { pollIntervalMs: 20, backoffMs: 20 });
+    const attempts: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      if (job.id !== "refused") return;
+      attempts.push(job.attempt);
+      throw new PermanentSendError("not_in_channel");
+    });
+    await queue.enqueue("refused", "x");
+    await until(() => attempts.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await consumer.close();
+    expect(attempts).toEqual([1]);
   });
 
   it("hands the job of a worker that died to another once its lock lapses", async () => {

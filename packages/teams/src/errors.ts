@@ -1,4 +1,10 @@
-import { connectionErrorCode, failedBeforeSending, OutcomeUnknownError, SendRejectedError } from "@resident/core";
+import {
+  connectionErrorCode,
+  failedBeforeSending,
+  OutcomeUnknownError,
+  PermanentSendError,
+  SendRejectedError,
+} from "@resident/core";
 
 /** Microsoft asks bots to back off and retry these (rate-limit.md); the reply was not posted. */
 const throttledStatuses = new Set([429, 412, 502, 504]);
@@ -16,8 +22,14 @@ export function toTransportError(error: unknown): Error {
   return new OutcomeUnknownError(`the reply was sent but Teams did not answer: ${reason}`, { cause: error });
 }
 
-/** A refusal that is not a throttle: a 5xx may have posted; anything else did not. */
+/**
+ * A refusal that is not a throttle: a 5xx may have posted; anything else did not. The bot removed from the
+ * conversation (403) or the conversation gone (404) is met again by any retry.
+ */
 export function toRefusalError(status: number, detail: string): Error {
   if (status >= 500) return new OutcomeUnknownError(`Teams answered ${status} after the reply was sent: ${detail}`);
+  if (status === 403 || status === 404) {
+    return new PermanentSendError(`Teams refused the reply for good: ${status} ${detail}`);
+  }
   return new SendRejectedError(`Teams refused the reply: ${status} ${detail}`);
 }

@@ -2,6 +2,7 @@ import {
   type ChatEvent,
   type OutboundReply,
   OutcomeUnknownError,
+  PermanentSendError,
   RateLimitedError,
   SendRejectedError,
   toQueued,
@@ -128,6 +129,16 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
     t.bf.fail(targetOf(event), status);
     expect(await failureOf(event)).toBeInstanceOf(SendRejectedError);
     expect(attemptsAt(event)).toBe(1);
+  });
+
+  it.each([
+    [403, true],
+    [404, true],
+    [400, false],
+  ])("a %i is refused for good (PermanentSendError): %s", async (status, permanent) => {
+    const event = await userEvent(`refused for good with ${status}`);
+    t.bf.fail(targetOf(event), status);
+    expect((await failureOf(event)) instanceof PermanentSendError).toBe(permanent);
   });
 
   it("a refused token is dropped, so the next attempt fetches a new one", async () => {

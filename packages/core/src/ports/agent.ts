@@ -9,9 +9,24 @@ export interface AgentRequest {
   signal: AbortSignal;
 }
 
+export interface AgentUsage {
+  /** Input tokens read neither from nor into the prompt cache. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens read from the prompt cache. */
+  cacheReadTokens?: number;
+  /** Input tokens written into the prompt cache. */
+  cacheWriteTokens?: number;
+}
+
 export interface AgentAnswer {
   text: string;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: AgentUsage;
+}
+
+/** Every token the call was billed for: cached input is cheaper, but it is input all the same. */
+export function tokensUsed(usage: AgentUsage): number {
+  return usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
 }
 
 /** Writes the answer to one user message. Throws on failure; the job is retried. */

@@ -2,13 +2,17 @@
  * The idempotency record kept under one key, and the only ways it changes:
  *
  *   (absent)    ── claim ───────────▶ in_progress{owner, token}   expires after the lease
+ *   (absent)    ── journal(value) ──▶ done{value}                 written once: a later journal gets this value
  *   in_progress ── extend(token) ───▶ in_progress                 lease renewed while work runs
  *   in_progress ── commit(token) ───▶ done{value}                 kept for the long TTL
  *   in_progress ── release(token) ──▶ (absent)                    a definite failure: let a retry run
  *   in_progress ── lease lapses ────▶ (absent)                    its owner died: the next claim wins
  *   done        ── TTL lapses ──────▶ (absent)
  *
- * claim is atomic (one SET NX); extend, commit and release are compare-and-set on the token, so a slow or
+ * A journal key is never claimed: it keeps what a claim's holder computed (the agent's answer) beside the claim, for
+ * whoever holds the claim next — a retry after a failed send, or a takeover after its holder died.
+ *
+ * claim and journal are atomic (one SET NX); extend, commit and release are compare-and-set on the token, so a slow or
  * resurrected owner can never overwrite or delete a claim that has passed to someone else.
  * Every method rejects with StoreUnavailableError when the store cannot be reached.
  */
@@ -25,4 +29,8 @@ export interface ClaimStore {
   commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean>;
   /** Gives the key back; false when the token no longer holds it. */
   release(key: string, token: string): Promise<boolean>;
+  /** Writes `value` under an absent key, kept for `ttlMs`; resolves to the value that stands there (the first). */
+  journal(key: string, value: string, ttlMs: number): Promise<string>;
+  /** The value journaled under `key`, or undefined. */
+  journaled(key: string): Promise<string | undefined>;
 }

@@ -14,7 +14,8 @@ export interface Consumer {
 
 /**
  * A durable queue between the ack and the answer. A handler that throws is retried with exponential backoff and
- * jitter up to the queue's attempt limit; a consumer that dies mid-job has its jobs picked up by another consumer.
+ * jitter up to the queue's attempt limit, unless it threw a PermanentSendError: that job ends at once. A consumer that
+ * dies mid-job has its jobs picked up by another consumer.
  */
 export interface JobQueue<T> {
   /** Resolves once the job is stored. A job id already known to the queue is not added twice. */

@@ -1,4 +1,4 @@
-import type { Consumer, Job, JobHandler, JobQueue } from "@resident/core";
+import { type Consumer, type Job, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
 import { backoffDelay } from "../backoff.ts";
 import { ExpiringMap } from "./expiring-map.ts";
 
@@ -89,8 +89,8 @@ export class MemoryQueue<T> implements JobQueue<T> {
     try {
       await slot.handler(job);
       this.finish(job.id);
-    } catch {
-      if (job.attempt >= this.attempts) return this.finish(job.id);
+    } catch (error) {
+      if (job.attempt >= this.attempts || error instanceof PermanentSendError) return this.finish(job.id);
       const timer = setTimeout(
         () => {
           this.delayed.delete(timer);

@@ -6,6 +6,7 @@ import {
   type ClaimResult,
   type ClaimStore,
   type ConversationMemory,
+  CorruptRecordError,
   emptyCounts,
   latestActivity,
   type StatCounts,
@@ -81,6 +82,19 @@ export class MemoryStore implements ClaimStore, ConversationMemory, StatsStore {
     if (!this.holds(key, token)) return false;
     this.claims.delete(key);
     return true;
+  }
+
+  async journal(key: string, value: string, ttlMs: number): Promise<string> {
+    const standing = this.claims.get(key)?.record;
+    if (standing?.state === "done") return standing.value;
+    if (standing) throw new CorruptRecordError(`${key} is claimed, not journaled`);
+    this.claims.set(key, { record: { state: "done", value } }, ttlMs);
+    return value;
+  }
+
+  async journaled(key: string): Promise<string | undefined> {
+    const standing = this.claims.get(key)?.record;
+    return standing?.state === "done" ? standing.value : undefined;
   }
 
   private holds(key: string, token: string): boolean {

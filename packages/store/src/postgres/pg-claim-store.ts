@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ClaimRecord, ClaimResult, ClaimStore } from "@resident/core";
+import { type ClaimRecord, type ClaimResult, type ClaimStore, CorruptRecordError } from "@resident/core";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
 type ClaimRow = { taken: boolean; owner: string | null; done: boolean | null; value: string | null };
@@ -24,6 +24,15 @@ select false, owner, done, value from lane_claims where key = $1 and expires_at 
 
 const readStatement =
   "select false as taken, owner, done, value from lane_claims where key = $1 and expires_at > now()";
+
+/** Writes a done row where the key is absent or expired; a live row is left as it is, and read back by `journal`. */
+const journalStatement = `
+insert into lane_claims as c (key, token, owner, done, value, expires_at)
+values ($1, null, null, true, $2, ${msFromNow(3)})
+on conflict (key) do update
+  set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
+  where c.expires_at <= now()
+returning value`;
 
 /** A row is held by `token` while it is in progress and unexpired. */
 const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
@@ -66,6 +75,26 @@ export class PgClaimStore implements ClaimStore {
     });
   }
 
+  journal(key: string, value: string, ttlMs: number): Promise<string> {
+    return laneCall("journal", async () => {
+      // A live row seen by neither statement lapsed in between: the key is free again, so write once more.
+      for (let attempt = 1; ; attempt++) {
+        const [written] = await this.sql.query<{ value: string }>(journalStatement, [key, value, ttlMs]);
+        if (written) return written.value;
+        const [row] = await this.sql.query<ClaimRow>(readStatement, [key]);
+        if (row) return journaledValue(key, row);
+        if (attempt >= 3) throw new Error(`journal of ${key} kept changing hands`);
+      }
+    });
+  }
+
+  journaled(key: string): Promise<string | undefined> {
+    return laneCall("journaled", async () => {
+      const [row] = await this.sql.query<ClaimRow>(readStatement, [key]);
+      return row ? journaledValue(key, row) : undefined;
+    });
+  }
+
   extend(key: string, token: string, leaseMs: number): Promise<boolean> {
     return this.changed("extend", `update lane_claims set expires_at = ${msFromNow(3)} where ${heldBy} returning 1`, [
       key,
@@ -93,6 +122,11 @@ export class PgClaimStore implements ClaimStore {
   private changed(operation: string, statement: string, params: unknown[]): Promise<boolean> {
     return laneCall(operation, async () => (await this.sql.query(statement, params)).length === 1);
   }
+}
+
+function journaledValue(key: string, row: ClaimRow): string {
+  if (!row.done) throw new CorruptRecordError(`${key} is claimed, not journaled`);
+  return row.value ?? "";
 }
 
 function toRecord(row: ClaimRow): ClaimRecord {

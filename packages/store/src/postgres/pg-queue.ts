@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Consumer, Job, JobHandler, JobQueue } from "@resident/core";
+import { type Consumer, type Job, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
 import { backoffDelay } from "../backoff.ts";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
@@ -148,15 +148,16 @@ export class PgQueue<T> implements JobQueue<T> {
         .catch(onError);
     }, this.lockMs / 3);
     renewer.unref();
-    const succeeded = await handler(job).then(
-      () => true,
-      () => false,
+    const outcome = await handler(job).then(
+      () => "succeeded" as const,
+      (error: unknown) => (error instanceof PermanentSendError ? ("refused for good" as const) : ("failed" as const)),
     );
     clearInterval(renewer);
     // Should a finishing write fail (the database went away), the lock lapses and the job runs again: its handler
     // is idempotent (the reply ledger), as under BullMQ.
-    if (succeeded) return this.finish(job.id, token, "completed").catch(onError);
-    if (job.attempt >= this.attempts) return this.finish(job.id, token, "failed").catch(onError);
+    if (outcome === "succeeded") return this.finish(job.id, token, "completed").catch(onError);
+    if (job.attempt >= this.attempts || outcome === "refused for good")
+      return this.finish(job.id, token, "failed").catch(onError);
     const delay = backoffDelay(job.attempt, this.options.backoffMs ?? 1000);
     await this.sql
       .query(

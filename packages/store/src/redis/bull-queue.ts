@@ -1,5 +1,5 @@
-import type { Consumer, JobHandler, JobQueue } from "@resident/core";
-import { Queue, Worker } from "bullmq";
+import { type Consumer, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
+import { Queue, UnrecoverableError, Worker } from "bullmq";
 import { backoffDelay } from "../backoff.ts";
 import type { RedisClient } from "./connection.ts";
 import { fromJobId, toJobId } from "./job-id.ts";
@@ -94,7 +94,11 @@ export class BullQueue<T> implements JobQueue<T> {
     const backoffMs = this.options.backoffMs ?? 1000;
     const worker = new Worker<T>(
       this.name,
-      (job) => handler({ id: fromJobId(job.id as string), data: job.data, attempt: job.attemptsMade + 1 }),
+      (job) =>
+        handler({ id: fromJobId(job.id as string), data: job.data, attempt: job.attemptsMade + 1 }).catch((error) => {
+          // BullMQ's own class is the only way to fail a job without its remaining attempts.
+          throw error instanceof PermanentSendError ? new UnrecoverableError(error.message) : error;
+        }),
       {
         connection,
         prefix: this.prefix,

@@ -3,6 +3,7 @@ import {
   type ClaimResult,
   type ClaimStore,
   type ConversationMemory,
+  CorruptRecordError,
   emptyCounts,
   type FailureStage,
   type StatCounter,
@@ -85,6 +86,21 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
       "release",
       async () => (await this.client.rsdReleaseClaim(this.prefix + key, heldBy(token))) === 1,
     );
+  }
+
+  /** One round trip, like a claim: SET NX with GET hands a later journal the value that stands. */
+  journal(key: string, value: string, ttlMs: number): Promise<string> {
+    return this.call("journal", async () => {
+      const existing = await this.client.set(this.prefix + key, done(value), "PX", ttlMs, "NX", "GET");
+      return existing === null ? value : journaledValue(key, existing);
+    });
+  }
+
+  journaled(key: string): Promise<string | undefined> {
+    return this.call("journaled", async () => {
+      const existing = await this.client.get(this.prefix + key);
+      return existing === null ? undefined : journaledValue(key, existing);
+    });
   }
 
   recent(conversationKey: string, limit: number): Promise<Turn[]> {
@@ -260,4 +276,10 @@ async function execAll(batch: ChainableCommander): Promise<unknown[]> {
     if (error) throw error;
     return reply;
   });
+}
+
+function journaledValue(key: string, stored: string): string {
+  const record = decodeClaim(stored);
+  if (record.state !== "done") throw new CorruptRecordError(`${key} is claimed, not journaled`);
+  return record.value;
 }

@@ -119,4 +119,25 @@ export function claimCases(store: () => ClaimStore): void {
       if (!result.claimed) expect(result.record).toEqual({ state: "in_progress", owner: winners[0] });
     }
   });
+
+  it("journals a value once: the first written stands, is read back verbatim, and lapses after its TTL", async () => {
+    const key = fresh("answer");
+    const value = 'the answer: "quoted"\nd:i: ünïcode';
+    expect(await store().journaled(key)).toBeUndefined();
+    expect(await store().journal(key, value, 300)).toBe(value);
+    expect(await store().journal(key, "a second answer", 300)).toBe(value);
+    expect(await store().journaled(key)).toBe(value);
+    await sleep(500);
+    expect(await store().journaled(key)).toBeUndefined();
+    expect(await store().journal(key, "after the TTL", 10_000)).toBe("after the TTL");
+  });
+
+  it("keeps one of 20 concurrent journals, and every writer is told which", async () => {
+    const key = fresh("answer");
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store().journal(key, `answer-${i}`, 10_000)),
+    );
+    expect(new Set(results).size).toBe(1);
+    expect(await store().journaled(key)).toBe(results[0]);
+  });
 }

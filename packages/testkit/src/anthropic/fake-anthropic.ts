@@ -15,6 +15,8 @@ export interface AnthropicCall {
   system?: string;
   maxTokens?: number;
   messages: FakeMessage[];
+  /** The parts marked `cache_control: {type: "ephemeral"}`, in order: "system", "messages.<index>". */
+  cacheBreakpoints: string[];
   /** The key the caller presented, in `x-api-key` or `Authorization: Bearer`. */
   apiKey?: string;
   /** What the fake answered with. */
@@ -25,8 +27,15 @@ export interface AnthropicCall {
 /** What the fake answers: its text (several strings: several text blocks), and optionally usage and stop reason. */
 export interface FakeAnswer {
   text: string | string[];
-  usage?: { input_tokens: number; output_tokens: number };
+  usage?: FakeUsage;
   stopReason?: string;
+}
+
+export interface FakeUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
 }
 
 export type Answerer = (call: AnthropicCall) => string | FakeAnswer;
@@ -53,12 +62,15 @@ export const defaultAnswer: Answerer = (call) => `answer to: ${call.messages.fin
 /**
  * A fake Anthropic Messages API (`POST /v1/messages`) on a real HTTP server. It is stricter than the real API about
  * the conversation's shape (first turn user, roles alternating, no empty text), so a test proves what we send is
- * canonical. Usage is counted in words, deterministically.
+ * canonical. Usage is counted in words, deterministically, and prompt caching is modelled: the prompt up to a part
+ * marked with `cache_control` is written to the cache (cache_creation_input_tokens) the first time it is seen and
+ * read from it (cache_read_input_tokens) after, with no minimum length and no expiry.
  */
 export class FakeAnthropic {
   readonly server: FakeServer;
   private answerer: Answerer;
   private answered = 0;
+  private readonly cachedPrefixes = new Set<string>();
 
   constructor(private readonly options: FakeAnthropicOptions = {}) {
     this.answerer = options.answer ?? defaultAnswer;
@@ -131,7 +143,6 @@ export class FakeAnthropic {
     const answer = this.answerer(call);
     const { text, usage, stopReason }: FakeAnswer = typeof answer === "string" ? { text: answer } : answer;
     const blocks = (Array.isArray(text) ? text : [text]).filter((block) => block !== "");
-    const input = [call.system ?? "", ...call.messages.map((m) => m.text)].join(" ");
     const serial = ++this.answered;
     return {
       status: 200,
@@ -144,8 +155,31 @@ export class FakeAnthropic {
         content: blocks.map((block) => ({ type: "text", text: block })),
         stop_reason: stopReason ?? "end_turn",
         stop_sequence: null,
-        usage: usage ?? { input_tokens: words(input), output_tokens: words(blocks.join(" ")) },
+        usage: usage ?? { ...this.inputUsage(call), output_tokens: words(blocks.join(" ")) },
       },
+    };
+  }
+
+  /** The prompt's words, split into those read from the cache, written into it, and neither. */
+  private inputUsage(call: AnthropicCall): Omit<FakeUsage, "output_tokens"> {
+    const parts = [
+      ...(call.system === undefined ? [] : [["system", call.system]]),
+      ...call.messages.map((m, i) => [`messages.${i}`, m.text]),
+    ];
+    const wordsUpTo = (end: number) => parts.slice(0, end).reduce((sum, [, text]) => sum + words(text ?? ""), 0);
+    let read = 0;
+    let cached = 0;
+    for (const [index, [name]] of parts.entries()) {
+      if (!name || !call.cacheBreakpoints.includes(name)) continue;
+      const prefix = JSON.stringify([call.model, parts.slice(0, index + 1)]);
+      if (this.cachedPrefixes.has(prefix)) read = wordsUpTo(index + 1);
+      this.cachedPrefixes.add(prefix);
+      cached = wordsUpTo(index + 1);
+    }
+    return {
+      input_tokens: wordsUpTo(parts.length) - cached,
+      cache_creation_input_tokens: cached - read,
+      cache_read_input_tokens: read,
     };
   }
 }
@@ -158,6 +192,10 @@ function readCall(request: RecordedCall): AnthropicCall {
     system: body.system === undefined ? undefined : textOf(body.system),
     maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
     messages: messages.map((m) => ({ role: String(m.role), text: textOf(m.content) })),
+    cacheBreakpoints: [
+      ...(hasCacheControl(body.system) ? ["system"] : []),
+      ...messages.flatMap((m, i) => (hasCacheControl(m.content) ? [`messages.${i}`] : [])),
+    ],
     apiKey: presentedKey(request.headers),
     status: request.status,
     request,
@@ -170,6 +208,10 @@ function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   if (typeof header === "string" && header !== "") return header;
   const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? "");
   return bearer?.[1];
+}
+
+function hasCacheControl(content: unknown): boolean {
+  return Array.isArray(content) && content.some((block) => block?.cache_control?.type === "ephemeral");
 }
 
 function textOf(content: unknown): string {
