@@ -30,8 +30,8 @@ const output = fileURLToPath(new URL("../../../test-output/console/", import.met
  * as they are (API, URL, ID, Webhook …); the identifiers the platforms' setup steps name (scopes, events, an API
  * method, manifest fields, app types) — the admin types them into the platform exactly so. Nothing else.
  */
-const productNames = ["resident", "Slack", "Microsoft Teams", "Microsoft", "Teams", "Chatwork", "Azure Bot", "Entra", "PostgreSQL"];
-const termsKeptInLatin = ["API", "URL", "ID", "HTTP", "OAuth", "Webhook", "LLM", "DM", "Redis", "Ctrl+C"];
+const productNames = ["resident", "Slack", "Microsoft Teams", "Microsoft", "Teams", "Chatwork", "Azure Bot", "Entra"];
+const termsKeptInLatin = ["API", "URL", "ID", "HTTP", "OAuth", "Webhook", "LLM", "DM", "Redis", "PostgreSQL", "Ctrl+C"];
 const platformIdentifiers = [
   "api.slack.com/apps",
   "app_mentions:read",
