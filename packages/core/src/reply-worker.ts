@@ -35,7 +35,12 @@ const commitAttempts = 3;
  * send once, commit. A thrown error hands the job back to the queue for a retry.
  */
 export class ReplyWorker {
-  constructor(private readonly deps: ReplyWorkerDeps) {}
+  /** Turns of the thread given to the agent, and kept. */
+  private readonly historyTurns: number;
+
+  constructor(private readonly deps: ReplyWorkerDeps) {
+    this.historyTurns = deps.historyTurns ?? 20;
+  }
 
   readonly handle = (job: Job<QueuedEvent>): Promise<void> =>
     inSpan(
@@ -84,7 +89,6 @@ export class ReplyWorker {
   ): Promise<void> {
     const event = job.data;
     const { ledger, memory, sender, telemetry } = this.deps;
-    const turns = this.deps.historyTurns ?? 20;
     const lease = ledger.hold(event, token);
     const ttlMs = Math.min(
       workspace.settings.replyTtlSeconds * 1000,
@@ -146,14 +150,13 @@ export class ReplyWorker {
       { role: "assistant" as const, text },
     ];
     await memory
-      .append(conversationKey(event), history, turns, this.deps.historyTtlMs ?? 7 * 86_400_000)
+      .append(conversationKey(event), history, this.historyTurns, this.deps.historyTtlMs ?? 7 * 86_400_000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
   }
 
   /** Asks the agent, with the thread's history, for the answer to the event. */
   private async compose(event: QueuedEvent, workspace: Workspace, ws: WorkspaceRef, lease: HeldLease): Promise<string> {
-    const turns = this.deps.historyTurns ?? 20;
-    const history = await this.deps.memory.recent(conversationKey(event), turns).catch((error: unknown) => {
+    const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
       if (!(error instanceof StoreUnavailableError)) throw error;
       // Debug only: the store's outage itself is logged once, where it is detected.
