@@ -1,17 +1,20 @@
 import { createAgent } from "@resident/agent";
-import type { Consumer } from "@resident/core";
 import {
+  type Consumer,
   EventGate,
   Ingest,
   type Lane,
   type Logger,
+  MemoryClaimStore,
+  MemoryConversationMemory,
+  MemoryQueue,
   OutboundSender,
   type PlatformDescriptor,
   type QueuedEvent,
   ReplyLedger,
   ReplyWorker,
 } from "@resident/core";
-import { ensureLaneSchema, MemoryQueue, MemoryStore, PgClaimStore, PgQueue } from "@resident/store";
+import { ensureLaneSchema, PgClaimStore, PgQueue } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -70,7 +73,8 @@ export async function createRuntime(
   const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
   const agent = createAgent({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, logger });
 
-  const localStore = new MemoryStore({ maxClaims: localDedupeKeys });
+  const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
+  const localMemory = new MemoryConversationMemory();
   const lanes: { shared: Lane; standby?: Lane; local: Lane } = {
     shared: { gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs), queue: shared.queue },
     standby: standby && {
@@ -78,7 +82,7 @@ export async function createRuntime(
       queue: standby.queue,
     },
     local: {
-      gate: new EventGate(localStore, config.instanceId, config.claimLeaseMs),
+      gate: new EventGate(localClaims, config.instanceId, config.claimLeaseMs),
       queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
     },
   };
@@ -109,7 +113,7 @@ export async function createRuntime(
           if (queue) consumers.push(queue.consume(worker(ledgerClaims, shared.memory).handle));
         }
       }
-      consumers.push(lanes.local.queue.consume(worker(localStore, localStore).handle));
+      consumers.push(lanes.local.queue.consume(worker(localClaims, localMemory).handle));
     },
     async close() {
       await Promise.all(consumers.map((consumer) => consumer.close()));
@@ -117,7 +121,6 @@ export async function createRuntime(
       standby?.claims.close();
       await tenants.close();
       await shared.close();
-      localStore.close();
     },
   };
 }

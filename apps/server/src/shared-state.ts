@@ -1,27 +1,31 @@
-import type {
-  ChangeFeed,
-  ClaimStore,
-  ConversationMemory,
-  JobQueue,
-  Logger,
-  QueuedEvent,
-  RateLimiter,
-  StatsStore,
+import {
+  type ChangeFeed,
+  type ClaimStore,
+  type ConversationMemory,
+  type JobQueue,
+  type Logger,
+  MemoryClaimStore,
+  MemoryConversationMemory,
+  MemoryQueue,
+  type QueuedEvent,
+  type RateLimiter,
+  type StatsStore,
 } from "@resident/core";
 import {
   BullQueue,
   connectRedis,
   FailoverRateLimiter,
   MemoryChangeFeed,
-  MemoryQueue,
   MemoryRateLimiter,
-  MemoryStore,
+  MemoryStatsStore,
   RedisChangeFeed,
+  RedisClaimStore,
   type RedisClient,
+  RedisConversationMemory,
   RedisHealth,
   RedisRateLimiter,
   type RedisRole,
-  RedisStore,
+  RedisStatsStore,
 } from "@resident/store";
 import type { Config } from "./config.ts";
 
@@ -41,16 +45,15 @@ export interface SharedState {
 
 /** The single-instance state used without REDIS_URL. */
 export function memoryState(config: Config): SharedState {
-  const store = new MemoryStore();
   return {
-    claims: store,
-    memory: store,
-    stats: store,
+    claims: new MemoryClaimStore(),
+    memory: new MemoryConversationMemory(),
+    stats: new MemoryStatsStore(),
     queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
     changeFeed: new MemoryChangeFeed(),
     limiter: new MemoryRateLimiter(),
     ping: async () => true,
-    close: async () => store.close(),
+    close: async () => {},
   };
 }
 
@@ -77,7 +80,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
         ? logger.warn({ reason }, "Redis is back: taking deliveries in through Redis again")
         : logger.warn({ reason }, "Redis is unreachable: taking deliveries in through PostgreSQL"),
   });
-  const store = new RedisStore(command, { health });
+  const claims = new RedisClaimStore(command, { health });
   const queue = new BullQueue<QueuedEvent>({
     producer,
     health,
@@ -88,15 +91,15 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     onError: throttled(logger, "queue"),
   });
   return {
-    claims: store,
-    memory: store,
-    stats: store,
+    claims,
+    memory: new RedisConversationMemory(command, { health }),
+    stats: new RedisStatsStore(command, { health }),
     queue,
     changeFeed: new RedisChangeFeed(command, subscriber, { onError: throttled(logger, "change feed") }),
     limiter: new FailoverRateLimiter(new RedisRateLimiter(command), new MemoryRateLimiter()),
     redis: command,
     // Ready means both halves of the ack path answer: the gate's connection and the queue's.
-    ping: () => Promise.all([store.ping(), producer.ping()]),
+    ping: () => Promise.all([claims.ping(), producer.ping()]),
     async close() {
       health.close();
       await queue.close();

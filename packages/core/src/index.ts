@@ -1,3 +1,4 @@
+export * from "./backoff.ts";
 export * from "./chat-event.ts";
 export * from "./errors.ts";
 export * from "./event-gate.ts";
@@ -7,6 +8,9 @@ export * from "./ingest.ts";
 export * from "./json-body.ts";
 export * from "./keys.ts";
 export * from "./lease.ts";
+export * from "./memory/claim-store.ts";
+export * from "./memory/conversation-memory.ts";
+export * from "./memory/job-queue.ts";
 export * from "./outbound-sender.ts";
 export * from "./plain-text.ts";
 export * from "./platform-descriptor.ts";

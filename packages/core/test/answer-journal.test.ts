@@ -1,7 +1,8 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { PermanentSendError, SendRejectedError } from "../src/errors.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import type { OutboundReply, SentReply } from "../src/ports/platform-adapter.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
@@ -24,7 +25,7 @@ function countingAgent() {
 }
 
 /** One instance's worker; instances share the store (the reply ledger) and the platform. */
-function instance(store: MemoryStore, platform: UnitPlatform) {
+function instance(store: MemoryClaimStore, platform: UnitPlatform) {
   const agent = countingAgent();
   const worker = new ReplyWorker({
     directory: directoryOf(workspace("ws_a")),
@@ -32,7 +33,7 @@ function instance(store: MemoryStore, platform: UnitPlatform) {
     ledger: new ReplyLedger(store, leaseMs),
     sender: new OutboundSender({ rateLimitBudgetMs: 1_000, reconcileAttempts: 1, reconcileDelayMs: 10 }),
     agent,
-    memory: store,
+    memory: new MemoryConversationMemory(),
     telemetry: new CountingTelemetry(),
     logger: quietLogger,
   });
@@ -44,7 +45,7 @@ const event = toQueued(chatEvent({ platform: "unit", workspaceId: "ws_a" }));
 
 describe("ReplyWorker: the answer is computed once", () => {
   it("a retry after a failed send posts the journaled answer without asking the agent again", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new UnitPlatform();
     platform.sendFailures.push(new SendRejectedError("could not connect"));
     const { worker, agent } = instance(store, platform);
@@ -53,12 +54,11 @@ describe("ReplyWorker: the answer is computed once", () => {
     await worker.handle(job(2));
     expect(agent.calls).toBe(1);
     expect(platform.posts.map((post) => post.text)).toEqual(["answer #1"]);
-    store.close();
   });
 
   it("a takeover after the holder died mid-send posts the answer the dead holder journaled, with no agent call", async () => {
     let now = Date.now();
-    const store = new MemoryStore({ now: () => now });
+    const store = new MemoryClaimStore({ now: () => now });
     const platform = new UnitPlatform();
     const send = platform.send.bind(platform);
     let sends = 0;
@@ -78,11 +78,10 @@ describe("ReplyWorker: the answer is computed once", () => {
     await taker.worker.handle(job(2));
     expect(taker.agent.calls).toBe(0);
     expect(platform.posts.map((post) => post.text)).toEqual(["answer #1"]);
-    store.close();
   });
 
   it("a permanent refusal is committed as refused: neither a retry nor a twin asks the agent or posts", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new UnitPlatform();
     platform.sendFailures.push(new PermanentSendError("Slack refused chat.postMessage: not_in_channel"));
     const { worker, agent } = instance(store, platform);
@@ -93,6 +92,5 @@ describe("ReplyWorker: the answer is computed once", () => {
     expect(agent.calls).toBe(1);
     expect(platform.posts).toEqual([]);
     expect(await new ReplyLedger(store, leaseMs).claim(event, "job-third")).toEqual({ outcome: "answered" });
-    store.close();
   });
 });

@@ -1,10 +1,10 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { EventGate } from "../src/event-gate.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { chatEvent } from "./support.ts";
 
 describe("EventGate", () => {
-  const store = new MemoryStore();
+  const store = new MemoryClaimStore();
   const gate = new EventGate(store, "instance-a", 30_000);
 
   it("admits a delivery once, whoever asks and however often", async () => {
@@ -39,7 +39,7 @@ describe("EventGate", () => {
 
   it("lets a redelivery in once an abandoned lease lapses", async () => {
     let now = 1_000_000;
-    const clockStore = new MemoryStore({ now: () => now });
+    const clockStore = new MemoryClaimStore({ now: () => now });
     const shortGate = new EventGate(clockStore, "instance-a", 5_000);
     const event = chatEvent();
     expect((await shortGate.admit(event)).claimed).toBe(true);

@@ -1,10 +1,11 @@
-import { MemoryQueue, MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import type { QueuedEvent } from "../src/chat-event.ts";
 import { DatabaseUnavailableError, StoreUnavailableError } from "../src/errors.ts";
 import { EventGate } from "../src/event-gate.ts";
 import { Ingest, type Lane } from "../src/ingest.ts";
 import { eventKey } from "../src/keys.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryQueue } from "../src/memory/job-queue.ts";
 import type { ClaimStore } from "../src/ports/claim-store.ts";
 import type { PlatformAdapter } from "../src/ports/platform-adapter.ts";
 import type { Telemetry } from "../src/ports/telemetry.ts";
@@ -69,8 +70,8 @@ const deliver = (through: Ingest) =>
 
 describe("Ingest's lanes", () => {
   it("takes a delivery in through the standby lane while the shared one is unreachable, and a redelivery finds it there", async () => {
-    const standby = lane(new MemoryStore());
-    const local = lane(new MemoryStore());
+    const standby = lane(new MemoryClaimStore());
+    const local = lane(new MemoryClaimStore());
     const through = ingest({ shared: lane(unreachable), standby, local });
     expect((await deliver(through)).status).toBe(200);
     expect(await deliver(through)).toMatchObject({ status: 200, body: { duplicate: true } });
@@ -78,30 +79,30 @@ describe("Ingest's lanes", () => {
   });
 
   it("queues, under the same job id, a delivery whose claim is held by an instance that died before queueing it", async () => {
-    const sharedStore = new MemoryStore();
+    const sharedStore = new MemoryClaimStore();
     await sharedStore.claim(eventKey(event), "an instance that died before enqueueing", 30_000);
     const shared = lane(sharedStore);
-    const standby = lane(new MemoryStore());
-    const through = ingest({ shared, standby, local: lane(new MemoryStore()) });
+    const standby = lane(new MemoryClaimStore());
+    const through = ingest({ shared, standby, local: lane(new MemoryClaimStore()) });
     expect((await deliver(through)).status).toBe(200);
     expect((await deliver(through)).status).toBe(200);
     expect([await shared.queued(), await standby.queued()]).toEqual([1, 0]);
   });
 
   it("applies the fail mode only when both shared lanes are unreachable", async () => {
-    const closedLocal = lane(new MemoryStore());
+    const closedLocal = lane(new MemoryClaimStore());
     const closed = ingest({ shared: lane(unreachable), standby: lane(unreachable), local: closedLocal }, "closed");
     expect((await deliver(closed)).status).toBe(503);
     expect(await closedLocal.queued()).toBe(0);
-    const openLocal = lane(new MemoryStore());
+    const openLocal = lane(new MemoryClaimStore());
     const open = ingest({ shared: lane(unreachable), standby: lane(unreachable), local: openLocal }, "open");
     expect((await deliver(open)).status).toBe(200);
     expect(await openLocal.queued()).toBe(1);
   });
 
   it("answers 503, not 404, for a workspace it cannot look up while the database is away", async () => {
-    const shared = lane(new MemoryStore());
-    const response = await deliver(ingest({ shared, local: lane(new MemoryStore()) }, "closed", false));
+    const shared = lane(new MemoryClaimStore());
+    const response = await deliver(ingest({ shared, local: lane(new MemoryClaimStore()) }, "closed", false));
     expect(response.status).toBe(503);
     expect(await shared.queued()).toBe(0);
   });

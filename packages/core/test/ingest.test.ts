@@ -1,10 +1,11 @@
-import { MemoryQueue, MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import type { QueuedEvent } from "../src/chat-event.ts";
 import { StoreUnavailableError } from "../src/errors.ts";
 import { EventGate } from "../src/event-gate.ts";
 import { Ingest, type Lane } from "../src/ingest.ts";
 import { eventKey } from "../src/keys.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryQueue } from "../src/memory/job-queue.ts";
 import type { ClaimStore } from "../src/ports/claim-store.ts";
 import type { JobQueue } from "../src/ports/job-queue.ts";
 import {
@@ -60,8 +61,8 @@ function setUp(options: { sharedStore?: ClaimStore } = {}) {
   const ingest = new Ingest({
     directory: directoryOf(open, closed),
     adapters: new Map([["unit", new UnitPlatform()]]),
-    shared: lane(options.sharedStore ?? new MemoryStore(), sharedQueue),
-    local: lane(new MemoryStore(), localQueue),
+    shared: lane(options.sharedStore ?? new MemoryClaimStore(), sharedQueue),
+    local: lane(new MemoryClaimStore(), localQueue),
     telemetry,
     logger: quietLogger,
   });
@@ -126,7 +127,7 @@ describe("Ingest", () => {
   });
 
   it("queues a copy itself, under the same id, when the first's instance died before queueing it", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const { ingest, sharedQueue } = setUp({ sharedStore: store });
     await store.claim(eventKey({ workspaceId: "ws-closed", eventId: "e1" }), "an instance that died", leaseMs);
     expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toMatchObject({ status: 200 });

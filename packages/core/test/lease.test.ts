@@ -1,11 +1,11 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { LeaseLostError, StoreUnavailableError } from "../src/errors.ts";
 import { holdLease } from "../src/lease.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import type { ClaimStore } from "../src/ports/claim-store.ts";
 
 /** The in-memory store behind a link that can be cut: renewals then fail at once, or never answer. */
-function cuttable(store: MemoryStore) {
+function cuttable(store: MemoryClaimStore) {
   let link: "up" | "refused" | "silent" = "up";
   const cut: ClaimStore = {
     claim: (...args) => store.claim(...args),
@@ -28,7 +28,7 @@ const aborted = (signal: AbortSignal) =>
 describe("holdLease", () => {
   for (const failure of ["refused", "silent"] as const) {
     it(`aborts by its own clock before the lease can lapse when renewals are ${failure}`, async () => {
-      const memory = new MemoryStore();
+      const memory = new MemoryClaimStore();
       const link = cuttable(memory);
       const leaseMs = 600;
       const claim = await memory.claim("reply:ws:m1", "job-1", leaseMs);
@@ -44,24 +44,22 @@ describe("holdLease", () => {
       expect(at - cutAt).toBeLessThan(leaseMs);
       // The store still holds the claim for its holder: nobody else can have taken it over yet.
       expect((await memory.claim("reply:ws:m1", "job-2", leaseMs)).claimed).toBe(false);
-      memory.close();
     });
   }
 
   it("keeps the lease past many of its lengths while renewals go through", async () => {
-    const memory = new MemoryStore();
+    const memory = new MemoryClaimStore();
     const claim = await memory.claim("reply:ws:m2", "job-1", 150);
     if (!claim.claimed) throw new Error("expected a claim");
     const lease = holdLease(memory, "reply:ws:m2", claim.token, 150);
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(lease.signal.aborted).toBe(false);
     lease.stop();
-    memory.close();
   });
 
   it("aborts at once when a renewal finds the claim taken over", async () => {
     let now = 0;
-    const memory = new MemoryStore({ now: () => now });
+    const memory = new MemoryClaimStore({ now: () => now });
     const claim = await memory.claim("reply:ws:m3", "job-1", 300);
     if (!claim.claimed) throw new Error("expected a claim");
     const lease = holdLease(memory, "reply:ws:m3", claim.token, 300);
@@ -70,6 +68,5 @@ describe("holdLease", () => {
     await aborted(lease.signal);
     expect(String(lease.signal.reason)).toContain("was lost");
     lease.stop();
-    memory.close();
   });
 });

@@ -1,7 +1,8 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { type QueuedEvent, toQueued } from "../src/chat-event.ts";
 import { OutcomeUnknownError } from "../src/errors.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import type { OutboundReply, PlatformAdapter } from "../src/ports/platform-adapter.ts";
 import type { Telemetry } from "../src/ports/telemetry.ts";
@@ -41,7 +42,7 @@ function lossyPlatform(onUnknown: () => void) {
 describe("ReplyWorker", () => {
   it("keeps the sending mark when a lost lease cuts a read-back short, so the next attempt reads back instead of posting again", async () => {
     let now = Date.now();
-    const store = new MemoryStore({ now: () => now });
+    const store = new MemoryClaimStore({ now: () => now });
     const leaseMs = 300;
     // The store's clock jumps past the lease while the post's outcome is unknown: the claim lapses under its holder.
     const platform = lossyPlatform(() => {
@@ -62,7 +63,7 @@ describe("ReplyWorker", () => {
       ledger: new ReplyLedger(store, leaseMs),
       sender: new OutboundSender({ rateLimitBudgetMs: 1_000, reconcileAttempts: 1, reconcileDelayMs: 5_000 }),
       agent: { answer: async () => ({ text: "the answer", usage: { inputTokens: 1, outputTokens: 1 } }) },
-      memory: store,
+      memory: new MemoryConversationMemory(),
       telemetry,
       logger: quiet,
     });
@@ -77,6 +78,5 @@ describe("ReplyWorker", () => {
     await worker.handle({ ...job, attempt: 2 });
     expect(platform.posts).toHaveLength(1);
     expect(await new ReplyLedger(store, leaseMs).claim(event, "job-twin")).toEqual({ outcome: "answered" });
-    store.close();
   });
 });

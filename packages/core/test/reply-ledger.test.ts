@@ -1,13 +1,13 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { LeaseLostError } from "../src/errors.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
 import { chatEvent } from "./support.ts";
 
 describe("ReplyLedger", () => {
   it("tells the first job to answer, a twin that it is answered elsewhere, a retry to wait", async () => {
-    const ledger = new ReplyLedger(new MemoryStore(), 30_000);
+    const ledger = new ReplyLedger(new MemoryClaimStore(), 30_000);
     const message = chatEvent();
     const twin = toQueued({ ...message, eventId: "Ev-twin" });
     const first = await ledger.claim(toQueued(message), "job-1");
@@ -17,7 +17,7 @@ describe("ReplyLedger", () => {
   });
 
   it("reports answered after the commit, and lets a retry claim after a release", async () => {
-    const ledger = new ReplyLedger(new MemoryStore(), 30_000);
+    const ledger = new ReplyLedger(new MemoryClaimStore(), 30_000);
     const sent = toQueued(chatEvent());
     const failed = toQueued(chatEvent());
     const a = await ledger.claim(sent, "job-a");
@@ -31,7 +31,7 @@ describe("ReplyLedger", () => {
 
   it("refuses a commit or release from a stale owner after the claim passed on", async () => {
     let now = 0;
-    const ledger = new ReplyLedger(new MemoryStore({ now: () => now }), 1_000);
+    const ledger = new ReplyLedger(new MemoryClaimStore({ now: () => now }), 1_000);
     const event = toQueued(chatEvent());
     const stale = await ledger.claim(event, "job-1");
     now += 1_001;
@@ -43,7 +43,7 @@ describe("ReplyLedger", () => {
   });
 
   it("holds the lease while work runs and aborts the work when the lease is lost", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const ledger = new ReplyLedger(store, 300);
     const event = toQueued(chatEvent());
     const claim = await ledger.claim(event, "job-1");

@@ -1,8 +1,9 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { LeaseLostError, StoreUnavailableError } from "../src/errors.ts";
 import { replyKey } from "../src/keys.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import type { Agent } from "../src/ports/agent.ts";
 import type { ClaimStore } from "../src/ports/claim-store.ts";
@@ -16,7 +17,7 @@ const leaseMs = 90;
 /** The in-memory store, except that its next `failCommits` commits find it unreachable. */
 class CommitsFailing implements ClaimStore {
   failCommits = 0;
-  constructor(readonly inner: MemoryStore) {}
+  constructor(readonly inner: MemoryClaimStore) {}
   claim(key: string, owner: string, leaseMs: number) {
     return this.inner.claim(key, owner, leaseMs);
   }
@@ -44,8 +45,8 @@ const echoAgent: Agent = {
 
 function setUp(agent: Agent = echoAgent) {
   let now = Date.now();
-  const memory = new MemoryStore({ now: () => now });
-  const claims = new CommitsFailing(memory);
+  const store = new MemoryClaimStore({ now: () => now });
+  const claims = new CommitsFailing(store);
   const platform = new UnitPlatform();
   const telemetry = new CountingTelemetry();
   const worker = new ReplyWorker({
@@ -54,14 +55,14 @@ function setUp(agent: Agent = echoAgent) {
     ledger: new ReplyLedger(claims, leaseMs),
     sender: new OutboundSender({ rateLimitBudgetMs: 1_000, reconcileAttempts: 2, reconcileDelayMs: 10 }),
     agent,
-    memory,
+    memory: new MemoryConversationMemory(),
     telemetry,
     logger: quietLogger,
   });
   const advance = (ms: number) => {
     now += ms;
   };
-  return { worker, platform, telemetry, claims, memory, advance };
+  return { worker, platform, telemetry, claims, store, advance };
 }
 
 const job = (event = toQueued(chatEvent({ platform: "unit" })), id = `job-${event.eventId}`, attempt = 1) => ({
@@ -96,16 +97,16 @@ describe("ReplyWorker", () => {
   });
 
   it("resumes after a sending mark: reads the platform back, posts only what is not there", async () => {
-    const { worker, platform, memory } = setUp();
+    const { worker, platform, store } = setUp();
     const posted = job();
     const notPosted = job();
     for (const { data } of [posted, notPosted])
-      await memory.claim(`sending:${data.workspaceId}:${data.messageKey}`, "died", 60_000);
+      await store.claim(`sending:${data.workspaceId}:${data.messageKey}`, "died", 60_000);
     await platform.send({ event: posted.data, text: "answer to hello", replyKey: replyKey(posted.data) });
     await worker.handle(posted);
     await worker.handle(notPosted);
     expect(platform.posts.map((post) => post.replyKey)).toEqual([replyKey(posted.data), replyKey(notPosted.data)]);
-    expect((await memory.claim(replyKey(posted.data), "later", 60_000)).claimed).toBe(false);
+    expect((await store.claim(replyKey(posted.data), "later", 60_000)).claimed).toBe(false);
   });
 
   it("stops without posting when its lease is lost mid-answer, and leaves the new holder's claim alone", async () => {
@@ -114,7 +115,7 @@ describe("ReplyWorker", () => {
       answer: async ({ event, signal }) => {
         // Another worker takes the reply over while the LLM is slow: the lease lapsed and was claimed again.
         setup.advance(leaseMs + 1);
-        taken = (await setup.memory.claim(replyKey(event), "job-other", 60_000)).claimed;
+        taken = (await setup.store.claim(replyKey(event), "job-other", 60_000)).claimed;
         await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
         return { text: "too late", usage: { inputTokens: 1, outputTokens: 1 } };
       },
@@ -123,7 +124,7 @@ describe("ReplyWorker", () => {
     await expect(setup.worker.handle(lost)).rejects.toBeInstanceOf(LeaseLostError);
     expect(taken).toBe(true);
     expect(setup.platform.posts).toHaveLength(0);
-    expect(await setup.memory.claim(replyKey(lost.data), "third", 60_000)).toEqual({
+    expect(await setup.store.claim(replyKey(lost.data), "third", 60_000)).toEqual({
       claimed: false,
       record: { state: "in_progress", owner: "job-other" },
     });

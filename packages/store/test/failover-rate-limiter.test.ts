@@ -1,9 +1,9 @@
 import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FailoverRateLimiter } from "../src/failover-rate-limiter.ts";
-import { MemoryRateLimiter } from "../src/memory/memory-rate-limiter.ts";
+import { MemoryRateLimiter } from "../src/memory/rate-limiter.ts";
 import { connectRedis, type RedisClient } from "../src/redis/connection.ts";
-import { RedisRateLimiter } from "../src/redis/redis-rate-limiter.ts";
+import { RedisRateLimiter } from "../src/redis/rate-limiter.ts";
 
 const ready = (client: RedisClient) =>
   new Promise((resolve) => (client.status === "ready" ? resolve(undefined) : client.once("ready", resolve)));

@@ -1,13 +1,15 @@
-import { MemoryChangeFeed, MemoryRateLimiter, MemoryStore } from "../src/index.ts";
+import { MemoryClaimStore, MemoryConversationMemory } from "@resident/core";
+import { MemoryChangeFeed, MemoryRateLimiter, MemoryStatsStore } from "../src/index.ts";
 import { storeContract } from "./support/store-contract.ts";
 
 storeContract("memory", async () => {
-  const store = new MemoryStore();
   const feed = new MemoryChangeFeed();
   return {
-    store,
+    claims: new MemoryClaimStore(),
+    memory: new MemoryConversationMemory(),
+    stats: new MemoryStatsStore(),
     limiter: new MemoryRateLimiter(),
     feeds: [feed, feed],
-    close: async () => store.close(),
+    close: async () => {},
   };
 });

@@ -5,10 +5,12 @@ import {
   BullQueue,
   connectRedis,
   RedisChangeFeed,
+  RedisClaimStore,
   type RedisClient,
+  RedisConversationMemory,
   RedisRateLimiter,
   type RedisRole,
-  RedisStore,
+  RedisStatsStore,
 } from "../src/index.ts";
 
 /*
@@ -57,7 +59,9 @@ describe("when Redis is down", () => {
       heard.push(id),
     );
     const built = {
-      store: new RedisStore(command),
+      claims: new RedisClaimStore(command),
+      memory: new RedisConversationMemory(command),
+      stats: new RedisStatsStore(command),
       limiter: new RedisRateLimiter(command),
       publisher: new RedisChangeFeed(command, connect("subscriber")),
       queue,
@@ -81,11 +85,11 @@ describe("when Redis is down", () => {
 
   async function expectAllRefused(p: ReturnType<typeof parts>): Promise<void> {
     const operations = [
-      () => p.store.claim("event:ws:down", "me", 10_000),
-      () => p.store.commit("event:ws:down", "token", "x", 10_000),
-      () => p.store.recent("conversation:ws:c:", 10),
-      () => p.store.add([{ tenantId: "t", workspaceId: "ws", counts: { events: 1 } }]),
-      () => p.store.ping(),
+      () => p.claims.claim("event:ws:down", "me", 10_000),
+      () => p.claims.commit("event:ws:down", "token", "x", 10_000),
+      () => p.memory.recent("conversation:ws:c:", 10),
+      () => p.stats.add([{ tenantId: "t", workspaceId: "ws", counts: { events: 1 } }]),
+      () => p.claims.ping(),
       () => p.limiter.take([{ key: "room", limit: 1, windowMs: 1000 }]),
       () => p.publisher.publish("ws"),
       () => p.queue.enqueue("event:ws:down", { n: 0 }),
@@ -98,8 +102,8 @@ describe("when Redis is down", () => {
   }
 
   async function expectAllWorking(p: ReturnType<typeof parts>, round: string): Promise<void> {
-    await vi.waitFor(() => p.store.ping(), { timeout: 10_000 });
-    expect(await p.store.claim(`event:ws:${round}`, "me", 10_000)).toMatchObject({ claimed: true });
+    await vi.waitFor(() => p.claims.ping(), { timeout: 10_000 });
+    expect(await p.claims.claim(`event:ws:${round}`, "me", 10_000)).toMatchObject({ claimed: true });
     expect(await p.limiter.take([{ key: `room-${round}`, limit: 1, windowMs: 1000 }])).toBe(0);
     await vi.waitFor(() => p.queue.enqueue(`event:ws:${round}`, { n: 1 }), { timeout: 10_000 });
     await vi.waitFor(() => expect(p.ran).toContain(`event:ws:${round}`), { timeout: 15_000 });

@@ -2,7 +2,7 @@ import { CorruptRecordError, StoreUnavailableError } from "@resident/core";
 import { eventually } from "@resident/testkit";
 import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, type RedisClient, RedisHealth, RedisStore } from "../src/index.ts";
+import { connectRedis, RedisClaimStore, type RedisClient, RedisHealth } from "../src/index.ts";
 
 /*
  * The breaker against a real redis-server: frozen (SIGSTOP) as surely as refused, back by itself, and not tripped
@@ -12,13 +12,13 @@ describe("RedisHealth", () => {
   let server: RedisServer;
   let client: RedisClient;
   let health: RedisHealth;
-  let store: RedisStore;
+  let store: RedisClaimStore;
   const changes: string[] = [];
   beforeAll(async () => {
     server = await RedisServer.start();
     client = connectRedis(server.url, "command");
     health = new RedisHealth(client, { onChange: (up) => changes.push(up ? "up" : "down") });
-    store = new RedisStore(client, { health });
+    store = new RedisClaimStore(client, { health });
   });
   afterAll(async () => {
     health?.close();

@@ -1,10 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { connectRedis, type RedisClient, RedisRateLimiter, RedisStore } from "../src/index.ts";
+import {
+  connectRedis,
+  RedisClaimStore,
+  type RedisClient,
+  RedisConversationMemory,
+  RedisRateLimiter,
+  RedisStatsStore,
+} from "../src/index.ts";
 
 /** What the Redis store leaves in Redis: the documented key layout and value encoding, and a TTL on every key. */
-describe("RedisStore key layout", () => {
+describe("Redis key layout", () => {
   let server: RedisServer;
   let client: RedisClient;
   beforeAll(async () => {
@@ -18,16 +25,18 @@ describe("RedisStore key layout", () => {
   });
 
   it("keeps every key under the prefix, encoded as documented, and every key expires", async () => {
-    const store = new RedisStore(client, { prefix: "layout:" });
+    const claims = new RedisClaimStore(client, { prefix: "layout:" });
+    const memory = new RedisConversationMemory(client, { prefix: "layout:" });
+    const stats = new RedisStatsStore(client, { prefix: "layout:" });
     const limiter = new RedisRateLimiter(client, { prefix: "layout:" });
-    const held = await store.claim("event:ws-1:Ev1", "job:owner", 10_000);
-    const sent = await store.claim("reply:ws-1:C1:171.2", "job:2", 10_000);
+    const held = await claims.claim("event:ws-1:Ev1", "job:owner", 10_000);
+    const sent = await claims.claim("reply:ws-1:C1:171.2", "job:2", 10_000);
     if (!held.claimed || !sent.claimed) throw new Error("not claimed");
-    await store.commit("reply:ws-1:C1:171.2", sent.token, "msg:9", 60_000);
-    await store.append("conversation:ws-1:C1:171.2", [{ role: "user", text: "hi" }], 20, 60_000);
+    await claims.commit("reply:ws-1:C1:171.2", sent.token, "msg:9", 60_000);
+    await memory.append("conversation:ws-1:C1:171.2", [{ role: "user", text: "hi" }], 20, 60_000);
     const at = Date.UTC(2030, 0, 1, 10, 17, 42);
     vi.setSystemTime(at);
-    await store.add([
+    await stats.add([
       {
         tenantId: "t-1",
         workspaceId: "ws-1",
@@ -69,12 +78,12 @@ describe("RedisStore key layout", () => {
   });
 
   it("forgets a workspace's counters, activity and series once they have gone unchanged for the stats TTL", async () => {
-    const store = new RedisStore(client, { prefix: "stats-ttl:", statsTtlMs: 200 });
+    const stats = new RedisStatsStore(client, { prefix: "stats-ttl:", statsTtlMs: 200 });
     const activity = { lastEventAt: Date.now(), lastError: { at: Date.now(), stage: "agent" as const, message: "x" } };
-    await store.add([{ tenantId: "t-1", workspaceId: "ws-quiet", counts: { events: 1 }, activity }]);
-    expect(Object.keys(await store.read("t-1"))).toEqual(["ws-quiet"]);
+    await stats.add([{ tenantId: "t-1", workspaceId: "ws-quiet", counts: { events: 1 }, activity }]);
+    expect(Object.keys(await stats.read("t-1"))).toEqual(["ws-quiet"]);
     await sleep(400);
-    expect(await store.read("t-1")).toEqual({});
+    expect(await stats.read("t-1")).toEqual({});
     expect(await client.keys("stats-ttl:*")).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
+import { backoffDelay } from "@resident/core";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
-import { backoffDelay } from "../backoff.ts";
 import { parseRedisUrl } from "./redis-url.ts";
 
 export type RedisClient = Redis | Cluster;

@@ -1,6 +1,14 @@
 import { CorruptRecordError, StoreUnavailableError } from "@resident/core";
 import { ReplyError } from "ioredis";
+import type { RedisClient } from "./connection.ts";
 import type { RedisHealth } from "./redis-health.ts";
+
+export interface RedisStoreOptions {
+  /** Prepended to every key. Default `rsd:`. */
+  prefix?: string;
+  /** The breaker that tells whether Redis is up; while it says down, every method rejects at once. */
+  health?: RedisHealth;
+}
 
 /** Server errors that mean "not now" (loading, failing over, busy) rather than "not this". */
 const transientReply = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|MOVED|ASK) /;
@@ -33,5 +41,22 @@ export async function storeCall<T>(operation: string, call: () => Promise<T>, he
     }
     health?.commandFailed();
     throw new StoreUnavailableError(`redis ${operation} failed: ${reason}`, { cause: error });
+  }
+}
+
+/** What every Redis store shares: the fail-fast client, the key prefix, and calls made through `storeCall`. */
+export abstract class RedisPort {
+  protected readonly prefix: string;
+
+  constructor(
+    protected readonly client: RedisClient,
+    private readonly health?: RedisHealth,
+    prefix = "rsd:",
+  ) {
+    this.prefix = prefix;
+  }
+
+  protected call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return storeCall(operation, run, this.health);
   }
 }

@@ -1,5 +1,13 @@
 import { vi } from "vitest";
-import { connectRedis, RedisChangeFeed, type RedisClient, RedisRateLimiter, RedisStore } from "../../src/index.ts";
+import {
+  connectRedis,
+  RedisChangeFeed,
+  RedisClaimStore,
+  type RedisClient,
+  RedisConversationMemory,
+  RedisRateLimiter,
+  RedisStatsStore,
+} from "../../src/index.ts";
 import type { StoreBackend } from "./store-contract.ts";
 
 /** The Redis ports as two instances of the service would build them against one Redis (standalone or Cluster). */
@@ -11,15 +19,17 @@ export async function redisBackend(url: string): Promise<StoreBackend> {
     return client;
   };
   const command = connect("command");
-  const store = new RedisStore(command);
+  const claims = new RedisClaimStore(command);
   const feeds: [RedisChangeFeed, RedisChangeFeed] = [
     new RedisChangeFeed(command, connect("subscriber")),
     new RedisChangeFeed(connect("command"), connect("subscriber")),
   ];
   // Fail-fast connections refuse commands until they are ready.
-  await vi.waitFor(() => store.ping(), { timeout: 10_000 });
+  await vi.waitFor(() => claims.ping(), { timeout: 10_000 });
   return {
-    store,
+    claims,
+    memory: new RedisConversationMemory(command),
+    stats: new RedisStatsStore(command),
     limiter: new RedisRateLimiter(command),
     feeds,
     close: async () => {

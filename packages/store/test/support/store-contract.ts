@@ -15,7 +15,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { claimCases, fresh } from "./claim-contract.ts";
 
 export interface StoreBackend {
-  store: ClaimStore & ConversationMemory & StatsStore;
+  claims: ClaimStore;
+  memory: ConversationMemory;
+  stats: StatsStore;
   limiter: RateLimiter;
   /** Two instances' views of one feed: what one publishes, the other hears. */
   feeds: [ChangeFeed, ChangeFeed];
@@ -34,59 +36,59 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
     });
     afterAll(() => backend?.close());
 
-    describe("claims", () => claimCases(() => backend.store));
+    describe("claims", () => claimCases(() => backend.claims));
 
     describe("conversation memory", () => {
       const turn = (i: number) => ({ role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), text: `t${i}` });
 
       it("keeps the last `keep` turns in order and returns the last `limit`", async () => {
         const key = fresh("conversation");
-        await backend.store.append(key, [turn(0), turn(1), turn(2)], 4, 10_000);
-        await backend.store.append(key, [turn(3), turn(4), turn(5)], 4, 10_000);
-        expect(await backend.store.recent(key, 10)).toEqual([turn(2), turn(3), turn(4), turn(5)]);
-        expect(await backend.store.recent(key, 2)).toEqual([turn(4), turn(5)]);
+        await backend.memory.append(key, [turn(0), turn(1), turn(2)], 4, 10_000);
+        await backend.memory.append(key, [turn(3), turn(4), turn(5)], 4, 10_000);
+        expect(await backend.memory.recent(key, 10)).toEqual([turn(2), turn(3), turn(4), turn(5)]);
+        expect(await backend.memory.recent(key, 2)).toEqual([turn(4), turn(5)]);
       });
 
       it("keeps any text verbatim", async () => {
         const key = fresh("conversation");
         const odd = { role: "user" as const, text: 'line 1\nline 2 "quoted" ✓ {"json":true}' };
-        await backend.store.append(key, [odd], 10, 10_000);
-        expect(await backend.store.recent(key, 10)).toEqual([odd]);
+        await backend.memory.append(key, [odd], 10, 10_000);
+        expect(await backend.memory.recent(key, 10)).toEqual([odd]);
       });
 
       it("has nothing for an unknown thread, or for one whose TTL lapsed", async () => {
         const key = fresh("conversation");
-        expect(await backend.store.recent(key, 10)).toEqual([]);
-        await backend.store.append(key, [turn(0)], 10, 100);
+        expect(await backend.memory.recent(key, 10)).toEqual([]);
+        await backend.memory.append(key, [turn(0)], 10, 100);
         await sleep(300);
-        expect(await backend.store.recent(key, 10)).toEqual([]);
+        expect(await backend.memory.recent(key, 10)).toEqual([]);
       });
     });
 
     describe("stats", () => {
       it("sums increments per workspace, tenant by tenant", async () => {
         const [tenant, other] = [`t-${randomUUID()}`, `t-${randomUUID()}`];
-        await backend.store.add([
+        await backend.stats.add([
           { tenantId: tenant, workspaceId: "ws-a", counts: { events: 2, llmTokens: 100 } },
           { tenantId: tenant, workspaceId: "ws-a", counts: { events: 1, replies: 1 } },
           { tenantId: tenant, workspaceId: "ws-b", counts: { duplicateEvents: 3 } },
           { tenantId: other, workspaceId: "ws-c", counts: { failures: 1 } },
         ]);
-        await backend.store.add([{ tenantId: tenant, workspaceId: "ws-b", counts: { duplicateReplies: 1 } }]);
+        await backend.stats.add([{ tenantId: tenant, workspaceId: "ws-b", counts: { duplicateReplies: 1 } }]);
 
-        expect(await backend.store.read(tenant)).toEqual({
+        expect(await backend.stats.read(tenant)).toEqual({
           "ws-a": { ...emptyCounts(), events: 3, replies: 1, llmTokens: 100 },
           "ws-b": { ...emptyCounts(), duplicateEvents: 3, duplicateReplies: 1 },
         });
-        expect(await backend.store.read(other)).toEqual({ "ws-c": { ...emptyCounts(), failures: 1 } });
-        expect(await backend.store.read(`t-${randomUUID()}`)).toEqual({});
+        expect(await backend.stats.read(other)).toEqual({ "ws-c": { ...emptyCounts(), failures: 1 } });
+        expect(await backend.stats.read(`t-${randomUUID()}`)).toEqual({});
       });
 
       it("keeps the newest moment of each activity, whichever instance flushes first", async () => {
         const tenant = `t-${randomUUID()}`;
         const t = Date.now() - 60_000;
         const newerError = { at: t + 2_500, stage: "send" as const, message: "Slack refused: channel_not_found" };
-        await backend.store.add([
+        await backend.stats.add([
           {
             tenantId: tenant,
             workspaceId: "ws-a",
@@ -95,7 +97,7 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
           },
           { tenantId: tenant, workspaceId: "ws-b", counts: { events: 1 } },
         ]);
-        await backend.store.add([
+        await backend.stats.add([
           {
             tenantId: tenant,
             workspaceId: "ws-a",
@@ -108,18 +110,18 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
           },
         ]);
 
-        expect(await backend.store.activity(tenant)).toEqual({
+        expect(await backend.stats.activity(tenant)).toEqual({
           "ws-a": { lastEventAt: t + 2_000, lastReplyAt: t + 3_000, lastError: newerError },
           "ws-b": {},
         });
-        expect(await backend.store.activity(`t-${randomUUID()}`)).toEqual({});
+        expect(await backend.stats.activity(`t-${randomUUID()}`)).toEqual({});
       });
 
       it("draws the last hour by the minute and the last day by the hour, bucketed by when counts were taken", async () => {
         const [tenant, other] = [`t-${randomUUID()}`, `t-${randomUUID()}`];
         const before = Date.now();
         const minutesAgo = (m: number) => before - m * 60_000;
-        await backend.store.add([
+        await backend.stats.add([
           { tenantId: tenant, workspaceId: "ws-a", counts: { events: 2, duplicateEvents: 1 }, at: before },
           { tenantId: tenant, workspaceId: "ws-a", counts: { events: 1, replies: 1 }, at: minutesAgo(30) },
           { tenantId: tenant, workspaceId: "ws-a", counts: { events: 5 }, at: minutesAgo(180) },
@@ -127,8 +129,8 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
           { tenantId: tenant, workspaceId: "ws-b", counts: { events: 11 }, at: before },
           { tenantId: other, workspaceId: "ws-a", counts: { events: 13 }, at: before },
         ]);
-        const hour = await backend.store.series(tenant, "ws-a", "hour");
-        const day = await backend.store.series(tenant, "ws-a", "day");
+        const hour = await backend.stats.series(tenant, "ws-a", "hour");
+        const day = await backend.stats.series(tenant, "ws-a", "day");
         const after = Date.now();
 
         const sum = (points: StatPoint[], counter: StatCounter) => points.reduce((n, p) => n + p.counts[counter], 0);
@@ -150,8 +152,8 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
         expect(sum(hour, "events")).toBe(3);
         expect(bucketOf(day, minutesAgo(180), "day")).toEqual({ ...emptyCounts(), events: 5 });
         expect(sum(day, "events")).toBe(8);
-        expect(sum(await backend.store.series(tenant, "ws-quiet", "hour"), "events")).toBe(0);
-        expect(sum(await backend.store.series(other, "ws-b", "day"), "events")).toBe(0);
+        expect(sum(await backend.stats.series(tenant, "ws-quiet", "hour"), "events")).toBe(0);
+        expect(sum(await backend.stats.series(other, "ws-b", "day"), "events")).toBe(0);
       });
     });
 

@@ -43,7 +43,7 @@ export interface PgClaimStoreOptions {
 }
 
 /**
- * ClaimStore on PostgreSQL, with RedisStore's semantics: `INSERT … ON CONFLICT` on the key is as atomic as SET NX,
+ * ClaimStore on PostgreSQL, with RedisClaimStore's semantics: `INSERT … ON CONFLICT` on the key is as atomic as SET NX,
  * and extend, commit and release are compare-and-set on the token in their WHERE clause. Expiry is checked against
  * the server's clock in every statement, so an expired row is absent to everyone at once; a sweep deletes them.
  * Every method rejects with StoreUnavailableError while the database is away.

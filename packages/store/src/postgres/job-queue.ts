@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Consumer, type Job, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
-import { backoffDelay } from "../backoff.ts";
+import {
+  backoffDelay,
+  type Consumer,
+  type Job,
+  type JobHandler,
+  type JobQueue,
+  PermanentSendError,
+} from "@resident/core";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
 export interface PgQueueOptions {

@@ -1,6 +1,5 @@
-import { type Consumer, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
+import { backoffDelay, type Consumer, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
 import { Queue, UnrecoverableError, Worker } from "bullmq";
-import { backoffDelay } from "../backoff.ts";
 import type { RedisClient } from "./connection.ts";
 import { fromJobId, toJobId } from "./job-id.ts";
 import type { RedisHealth } from "./redis-health.ts";

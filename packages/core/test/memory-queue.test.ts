@@ -1,6 +1,6 @@
-import { PermanentSendError } from "@resident/core";
 import { describe, expect, it } from "vitest";
-import { MemoryQueue } from "../src/memory/memory-queue.ts";
+import { PermanentSendError } from "../src/errors.ts";
+import { MemoryQueue } from "../src/memory/job-queue.ts";
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 5_000) => {
   const deadline = Date.now() + timeoutMs;

@@ -1,9 +1,5 @@
 import {
   bucketStart,
-  type ClaimResult,
-  type ClaimStore,
-  type ConversationMemory,
-  CorruptRecordError,
   emptyCounts,
   type FailureStage,
   type StatCounter,
@@ -16,108 +12,28 @@ import {
   seriesResolutions,
   statCounters,
   statRanges,
-  type Turn,
   type WorkspaceActivity,
 } from "@resident/core";
 import type { ChainableCommander } from "ioredis";
-import { decodeClaim, done, heldBy, inProgress, newToken } from "./claim-record.ts";
-import { defineClaimScripts } from "./claim-scripts.ts";
 import type { RedisClient } from "./connection.ts";
-import type { RedisHealth } from "./redis-health.ts";
-import { storeCall } from "./store-call.ts";
+import { execAll } from "./exec-all.ts";
+import { RedisPort, type RedisStoreOptions } from "./store-call.ts";
 
-export interface RedisStoreOptions {
-  /** Prepended to every key. Default `rsd:`. */
-  prefix?: string;
+export interface RedisStatsStoreOptions extends RedisStoreOptions {
   /** How long a workspace's counters and activity are kept after its last increment. Default 90 days. */
   statsTtlMs?: number;
-  /** The breaker that tells whether Redis is up; while it says down, every method rejects at once. */
-  health?: RedisHealth;
 }
 
 /**
- * The shared-state ports on Redis (standalone or Cluster), with MemoryStore's semantics. Keys are core's logical
- * keys under the prefix; each claim and each thread is one key, so they spread over a cluster's slots. A tenant's
- * stats share the hash tag `{<tenantId>}`, so one tenant's batch is one MULTI and each read one pipeline.
- * Every method rejects with StoreUnavailableError when Redis cannot be reached; give it a fail-fast connection.
+ * Cluster-wide stats on Redis. A tenant's keys share the hash tag `{<tenantId>}`, so one tenant's batch is one
+ * MULTI and each read one pipeline.
  */
-export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
-  private readonly prefix: string;
+export class RedisStatsStore extends RedisPort implements StatsStore {
   private readonly statsTtlMs: number;
 
-  constructor(
-    private readonly client: RedisClient,
-    private readonly options: RedisStoreOptions = {},
-  ) {
-    this.prefix = options.prefix ?? "rsd:";
+  constructor(client: RedisClient, options: RedisStatsStoreOptions = {}) {
+    super(client, options.health, options.prefix);
     this.statsTtlMs = options.statsTtlMs ?? 90 * 86_400_000;
-    defineClaimScripts(client);
-  }
-
-  private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    return storeCall(operation, run, this.options.health);
-  }
-
-  /** One round trip: SET NX with GET hands a duplicate the record it lost to. */
-  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    const token = newToken();
-    return this.call("claim", async () => {
-      const existing = await this.client.set(this.prefix + key, inProgress(token, owner), "PX", leaseMs, "NX", "GET");
-      return existing === null ? { claimed: true, token } : { claimed: false, record: decodeClaim(existing) };
-    });
-  }
-
-  extend(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.call(
-      "extend",
-      async () => (await this.client.rsdExtendClaim(this.prefix + key, heldBy(token), leaseMs)) === 1,
-    );
-  }
-
-  commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.call(
-      "commit",
-      async () => (await this.client.rsdCommitClaim(this.prefix + key, heldBy(token), done(value), ttlMs)) === 1,
-    );
-  }
-
-  release(key: string, token: string): Promise<boolean> {
-    return this.call(
-      "release",
-      async () => (await this.client.rsdReleaseClaim(this.prefix + key, heldBy(token))) === 1,
-    );
-  }
-
-  /** One round trip, like a claim: SET NX with GET hands a later journal the value that stands. */
-  journal(key: string, value: string, ttlMs: number): Promise<string> {
-    return this.call("journal", async () => {
-      const existing = await this.client.set(this.prefix + key, done(value), "PX", ttlMs, "NX", "GET");
-      return existing === null ? value : journaledValue(key, existing);
-    });
-  }
-
-  journaled(key: string): Promise<string | undefined> {
-    return this.call("journaled", async () => {
-      const existing = await this.client.get(this.prefix + key);
-      return existing === null ? undefined : journaledValue(key, existing);
-    });
-  }
-
-  recent(conversationKey: string, limit: number): Promise<Turn[]> {
-    return this.call("recent", async () => {
-      const turns = await this.client.lrange(this.prefix + conversationKey, -limit, -1);
-      return turns.map((turn) => JSON.parse(turn) as Turn);
-    });
-  }
-
-  append(conversationKey: string, turns: Turn[], keep: number, ttlMs: number): Promise<void> {
-    const key = this.prefix + conversationKey;
-    return this.call("append", async () => {
-      const batch = this.client.multi();
-      if (turns.length > 0)
-        batch.rpush(key, ...turns.map((turn) => JSON.stringify({ role: turn.role, text: turn.text })));
-      await execAll(batch.ltrim(key, -keep, -1).pexpire(key, ttlMs));
-    });
   }
 
   add(increments: StatIncrement[]): Promise<void> {
@@ -215,13 +131,6 @@ export class RedisStore implements ClaimStore, ConversationMemory, StatsStore {
     return this.client.zrangebyscore(this.statsIndex(tenantId), Date.now() - this.statsTtlMs, "+inf");
   }
 
-  /** For /readyz. */
-  ping(): Promise<void> {
-    return this.call("ping", async () => {
-      await this.client.ping();
-    });
-  }
-
   private statsIndex(tenantId: string): string {
     return `${this.prefix}stats:{${tenantId}}:workspaces`;
   }
@@ -266,20 +175,4 @@ function toActivity(moments: string[], lastError: string[]): WorkspaceActivity {
     activity.lastError = { at: Number(score), stage, message };
   }
   return activity;
-}
-
-/** Runs a MULTI or pipeline and rejects with the first command's error, which ioredis hands back in the replies. */
-async function execAll(batch: ChainableCommander): Promise<unknown[]> {
-  const replies = await batch.exec();
-  if (!replies) throw new Error("transaction aborted");
-  return replies.map(([error, reply]) => {
-    if (error) throw error;
-    return reply;
-  });
-}
-
-function journaledValue(key: string, stored: string): string {
-  const record = decodeClaim(stored);
-  if (record.state !== "done") throw new CorruptRecordError(`${key} is claimed, not journaled`);
-  return record.value;
 }

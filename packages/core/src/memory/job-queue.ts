@@ -1,6 +1,7 @@
-import { type Consumer, type Job, type JobHandler, type JobQueue, PermanentSendError } from "@resident/core";
 import { backoffDelay } from "../backoff.ts";
-import { ExpiringMap } from "./expiring-map.ts";
+import { PermanentSendError } from "../errors.ts";
+import type { Consumer, Job, JobHandler, JobQueue } from "../ports/job-queue.ts";
+import { expiringCache } from "./expiring-cache.ts";
 
 export interface MemoryQueueOptions {
   /** Attempts per job, the first included. */
@@ -27,7 +28,7 @@ interface Slot {
 export class MemoryQueue<T> implements JobQueue<T> {
   private readonly waiting: Job<T>[] = [];
   private readonly live = new Set<string>();
-  private readonly finished: ExpiringMap<true>;
+  private readonly finished;
   private readonly delayed = new Set<NodeJS.Timeout>();
   private readonly slots: Slot[] = [];
   private readonly attempts: number;
@@ -40,11 +41,11 @@ export class MemoryQueue<T> implements JobQueue<T> {
     this.backoffMs = options.backoffMs ?? 1000;
     this.concurrency = options.concurrency ?? 16;
     this.retainMs = options.retainMs ?? 3_600_000;
-    this.finished = new ExpiringMap(Date.now, 100_000);
+    this.finished = expiringCache<true>(Date.now, 100_000);
   }
 
   async enqueue(id: string, data: T): Promise<void> {
-    if (this.live.has(id) || this.finished.get(id)) return;
+    if (this.live.has(id) || this.finished.has(id)) return;
     this.live.add(id);
     this.waiting.push({ id, data, attempt: 1 });
     this.dispatch();
@@ -106,6 +107,6 @@ export class MemoryQueue<T> implements JobQueue<T> {
 
   private finish(id: string): void {
     this.live.delete(id);
-    this.finished.set(id, true, this.retainMs);
+    this.finished.set(id, true, { ttl: this.retainMs });
   }
 }
