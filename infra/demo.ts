@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AdminClient, eventually, settle } from "@resident/testkit";
+import { AdminClient, settle } from "@resident/testkit";
 import { FakeAnthropic } from "@resident/testkit/anthropic";
 import { appMention, botMessage, connectSlackWorkspace, FakeSlack, twinOf } from "@resident/testkit/slack";
 import { loadConfig } from "../apps/server/src/config.ts";
@@ -47,12 +47,12 @@ try {
   const answers = await Promise.all(deliveries.map(([, send]) => send()));
   for (const [i, [what]] of deliveries.entries()) say(`  → ${what.padEnd(44)} HTTP ${answers[i]?.status}`);
 
-  await eventually(() => slack.posts().length === 1);
+  await until(() => slack.posts().length === 1);
   await settle(1_500);
   say("\nat the fake Slack:");
   for (const post of slack.posts()) say(`  #${post.channel} (thread ${post.thread_ts}): ${post.text}`);
   say(`\nLLM calls: ${llm.callCount()}   Slack posts: ${slack.posts().length}   deliveries: ${deliveries.length}`);
-  const totals = await eventually(async () => {
+  const totals = await until(async () => {
     const { totals } = await ws.tenantAdmin.expect<{ totals: Record<string, number> }>(
       200,
       "GET",
@@ -65,4 +65,13 @@ try {
   await service.close();
   await Promise.all([slack.close(), llm.close()]);
   await rm(dataDir, { recursive: true, force: true });
+}
+
+/** Polls until `read` gives something, for 20 s at most: a script, so vitest's vi.waitFor is not at hand. */
+async function until<T>(read: () => T | false | Promise<T | false>): Promise<T> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await settle(50)) {
+    const value = await read();
+    if (value !== false) return value;
+  }
+  throw new Error("the demo did not settle within 20 s");
 }

@@ -1,6 +1,6 @@
-import { AdminClient, deliver, eventually } from "@resident/testkit";
+import { AdminClient, deliver } from "@resident/testkit";
 import { appMention, connectSlackWorkspace, type SlackWorkspace, signSlackRequest } from "@resident/testkit/slack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
 
 let s: InProcessService;
@@ -108,7 +108,10 @@ describe("admin API: workspaces", () => {
     const ws = await connectSlackWorkspace(s.url, s.operator, s.slack);
     const mention = appMention(ws.bot, "still there?");
     expect((await ws.send(mention)).status).toBe(200);
-    await eventually(() => expect(s.slack.posts().filter((p) => p.channel === mention.event.channel)).toHaveLength(1));
+    await vi.waitFor(() => expect(s.slack.posts().filter((p) => p.channel === mention.event.channel)).toHaveLength(1), {
+      timeout: 20_000,
+      interval: 50,
+    });
     await ws.tenantAdmin.expect(204, "DELETE", `/tenants/${ws.tenantId}/workspaces/${ws.workspaceId}`);
     const after = signSlackRequest({ signingSecret: ws.signingSecret, body: appMention(ws.bot, "gone?") });
     expect((await deliver(ws.webhookUrl, after)).status).toBe(404);

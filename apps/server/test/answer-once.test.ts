@@ -1,7 +1,7 @@
-import { eventually, settle } from "@resident/testkit";
+import { settle } from "@resident/testkit";
 import { defaultAnswer } from "@resident/testkit/anthropic";
 import { appMention, connectSlackWorkspace } from "@resident/testkit/slack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
 
 let s: InProcessService;
@@ -27,7 +27,7 @@ describe("the answer is computed once", () => {
     const mention = appMention(ws.bot, question);
     expect((await ws.send(mention)).status).toBe(200);
     const replies = () => s.slack.postsInThread(mention.event.channel, mention.event.ts);
-    await eventually(() => expect(replies()).toHaveLength(1), { timeoutMs: 60_000 });
+    await vi.waitFor(() => expect(replies()).toHaveLength(1), { timeout: 60_000, interval: 50 });
     await settle(1_500);
     const attempts = postsOf("answer to: is the answer written once?").map((call) => call.status);
     console.log(
@@ -44,11 +44,14 @@ describe("the answer is computed once", () => {
     const question = "can you post here?";
     s.slack.error("not_in_channel");
     await ws.send(appMention(ws.bot, question));
-    const lastError = await eventually(async () => {
-      const stats = await ws.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${ws.tenantId}/stats`);
-      expect(stats.activity[ws.workspaceId]?.lastError).toBeDefined();
-      return stats.activity[ws.workspaceId]?.lastError;
-    });
+    const lastError = await vi.waitFor(
+      async () => {
+        const stats = await ws.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${ws.tenantId}/stats`);
+        expect(stats.activity[ws.workspaceId]?.lastError).toBeDefined();
+        return stats.activity[ws.workspaceId]?.lastError;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     // Longer than the queue's first backoffs: a retry would have asked again or posted again by now.
     await settle(5_000);
     const attempts = postsOf("answer to: can you post here?").length;
@@ -72,13 +75,19 @@ describe("the answer is computed once", () => {
     try {
       const mention = appMention(ws.bot, "is the handbook cached?");
       await ws.send(mention);
-      await eventually(() => expect(s.slack.postsInThread(mention.event.channel, mention.event.ts)).toHaveLength(1));
-      expect(s.llm.calls().at(-1)?.cacheBreakpoints).toEqual(["system"]);
-      const tokens = await eventually(async () => {
-        const stats = await ws.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${ws.tenantId}/stats`);
-        expect(stats.workspaces[ws.workspaceId]?.llmTokens).toBeGreaterThan(0);
-        return stats.workspaces[ws.workspaceId]?.llmTokens;
+      await vi.waitFor(() => expect(s.slack.postsInThread(mention.event.channel, mention.event.ts)).toHaveLength(1), {
+        timeout: 20_000,
+        interval: 50,
       });
+      expect(s.llm.calls().at(-1)?.cacheBreakpoints).toEqual(["system"]);
+      const tokens = await vi.waitFor(
+        async () => {
+          const stats = await ws.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${ws.tenantId}/stats`);
+          expect(stats.workspaces[ws.workspaceId]?.llmTokens).toBeGreaterThan(0);
+          return stats.workspaces[ws.workspaceId]?.llmTokens;
+        },
+        { timeout: 20_000, interval: 50 },
+      );
       console.log(`[prompt cache] llmTokens=${tokens} (input 7, output 3, cache read 1000, cache write 200)`);
       expect(tokens).toBe(1210);
     } finally {

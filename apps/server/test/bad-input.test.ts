@@ -1,6 +1,6 @@
-import { deliver, eventually, settle } from "@resident/testkit";
+import { deliver, settle } from "@resident/testkit";
 import { appMention, connectSlackWorkspace, type SlackWorkspace, signSlackRequest } from "@resident/testkit/slack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
 
 let s: InProcessService;
@@ -56,7 +56,10 @@ describe("bad input gets a clear answer and changes nothing", () => {
 
     // Nothing was claimed under the message's event id: its genuine delivery is not taken for a duplicate.
     expect((await deliver(ws.webhookUrl, genuine)).status).toBe(200);
-    await eventually(() => expect(s.slack.posts().filter((p) => p.channel === mention.event.channel)).toHaveLength(1));
+    await vi.waitFor(() => expect(s.slack.posts().filter((p) => p.channel === mention.event.channel)).toHaveLength(1), {
+      timeout: 20_000,
+      interval: 50,
+    });
     await settle(1_000);
     expect(s.llm.calls().filter((c) => c.messages.at(-1)?.text === question)).toHaveLength(1);
   });
@@ -86,8 +89,9 @@ describe("bad input gets a clear answer and changes nothing", () => {
     s.slack.fail(500, { times: 1 });
     const mention = appMention(fresh.bot, "log everything");
     await fresh.send(mention);
-    await eventually(() => expect(s.slack.posts().filter((p) => p.channel === mention.event.channel)).toHaveLength(1), {
-      timeoutMs: 40_000,
+    await vi.waitFor(() => expect(s.slack.posts().filter((p) => p.channel === mention.event.channel)).toHaveLength(1), {
+      timeout: 40_000,
+      interval: 50,
     });
 
     const secrets = [...s.secrets, fresh.signingSecret, fresh.bot.token, fresh.tenantToken, "xoxb-not-installed"];

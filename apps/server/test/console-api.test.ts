@@ -1,6 +1,5 @@
-import { eventually } from "@resident/testkit";
 import { appMention, connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
 
 /** What the admin console needs from the admin API beyond DESIGN.md's contract, and what guards it. */
@@ -101,11 +100,14 @@ describe("activity and series", () => {
     const mention = appMention(a.bot, "are my stats live?");
     await a.send(mention);
     await a.send(mention);
-    const stats = await eventually(async () => {
-      const answer = await a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${a.tenantId}/stats`);
-      expect(answer.workspaces[a.workspaceId]).toMatchObject({ events: 2, duplicateEvents: 1, replies: 1 });
-      return answer;
-    });
+    const stats = await vi.waitFor(
+      async () => {
+        const answer = await a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${a.tenantId}/stats`);
+        expect(answer.workspaces[a.workspaceId]).toMatchObject({ events: 2, duplicateEvents: 1, replies: 1 });
+        return answer;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     const activity = stats.activity[a.workspaceId] as Activity;
     expect(Date.parse(activity.lastEventAt as string)).toBeLessThanOrEqual(Date.parse(activity.lastReplyAt as string));
     expect(Date.now() - Date.parse(activity.lastReplyAt as string)).toBeLessThan(60_000);
@@ -131,11 +133,14 @@ describe("activity and series", () => {
   it("show the last error with its stage and the platform's words, never a credential", async () => {
     s.slack.error("channel_not_found");
     await b.send(appMention(b.bot, "will this fail first?"));
-    const error = await eventually(async () => {
-      const stats = await b.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${b.tenantId}/stats`);
-      expect(stats.activity[b.workspaceId]?.lastError).toBeDefined();
-      return stats.activity[b.workspaceId]?.lastError;
-    });
+    const error = await vi.waitFor(
+      async () => {
+        const stats = await b.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${b.tenantId}/stats`);
+        expect(stats.activity[b.workspaceId]?.lastError).toBeDefined();
+        return stats.activity[b.workspaceId]?.lastError;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(error).toMatchObject({ stage: "send", message: expect.stringContaining("channel_not_found") });
     for (const secret of [b.bot.token, b.signingSecret]) expect(JSON.stringify(error)).not.toContain(secret);
   });

@@ -7,7 +7,7 @@ import { chatworkPlatform } from "@resident/chatwork";
 import type { PlatformGuide } from "@resident/core";
 import { slackPlatform } from "@resident/slack";
 import { teamsPlatform } from "@resident/teams";
-import { deliver, eventually } from "@resident/testkit";
+import { deliver } from "@resident/testkit";
 import { freePort } from "@resident/testkit/processes";
 import {
   appMention,
@@ -17,7 +17,7 @@ import {
   signSlackRequest,
 } from "@resident/testkit/slack";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations } from "./support/axe.ts";
 import { type Browser, openBrowser } from "./support/browser.ts";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
@@ -289,18 +289,24 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     const mention = appMention(bot, "where is my order?");
     const signed = signSlackRequest({ signingSecret, body: mention });
     expect((await deliver(webhookUrl, signed)).status).toBe(200);
-    await eventually(async () => {
-      expect(await stat("events").textContent()).toBe("1");
-      expect(await stat("replies").textContent()).toBe("1");
-    });
+    await vi.waitFor(
+      async () => {
+        expect(await stat("events").textContent()).toBe("1");
+        expect(await stat("replies").textContent()).toBe("1");
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     await page.getByText(t.activity.lastReply).waitFor();
     await snapshot("11-answered-once");
 
     expect((await deliver(webhookUrl, signSlackRequest({ signingSecret, body: mention }))).status).toBe(200);
-    await eventually(async () => {
-      expect(await stat("duplicateEvents").textContent()).toBe("1");
-      expect(await stat("duplicatesPrevented").textContent()).toBe("1");
-    });
+    await vi.waitFor(
+      async () => {
+        expect(await stat("duplicateEvents").textContent()).toBe("1");
+        expect(await stat("duplicatesPrevented").textContent()).toBe("1");
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(await stat("events").textContent()).toBe("2");
     expect(await stat("replies").textContent()).toBe("1");
     expect(s.slack.postsInThread(mention.event.channel, mention.event.ts)).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { eventKey } from "@resident/core";
-import { eventually, settle } from "@resident/testkit";
+import { settle } from "@resident/testkit";
 import {
   appMention,
   botMessage,
@@ -10,7 +10,7 @@ import {
   twinOf,
   urlVerification,
 } from "@resident/testkit/slack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
 
 let s: InProcessService;
@@ -25,11 +25,14 @@ const repliesTo = (delivery: ReturnType<typeof appMention>) =>
   s.slack.postsInThread(delivery.event.channel, (delivery.event.thread_ts as string) ?? delivery.event.ts);
 
 async function answeredOnce(ws: SlackWorkspace, delivery: ReturnType<typeof appMention>, question: string) {
-  const [reply] = await eventually(() => {
-    const replies = repliesTo(delivery);
-    expect(replies).toHaveLength(1);
-    return replies;
-  });
+  const [reply] = await vi.waitFor(
+    () => {
+      const replies = repliesTo(delivery);
+      expect(replies).toHaveLength(1);
+      return replies;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
   // Long enough for any duplicate still in flight to have been posted.
   await settle(1_500);
   expect(repliesTo(delivery)).toHaveLength(1);
@@ -67,15 +70,18 @@ describe("a Slack message through one instance", () => {
     expect(deliveries.map((d) => d.status)).toEqual(Array(9).fill(200));
     await answeredOnce(ws, mention, question);
 
-    const stats = await eventually(async () => {
-      const { workspaces } = await ws.tenantAdmin.expect<{ workspaces: Record<string, Record<string, number>> }>(
-        200,
-        "GET",
-        `/tenants/${ws.tenantId}/stats`,
-      );
-      expect(workspaces[ws.workspaceId]?.duplicateReplies).toBe(1);
-      return workspaces[ws.workspaceId];
-    });
+    const stats = await vi.waitFor(
+      async () => {
+        const { workspaces } = await ws.tenantAdmin.expect<{ workspaces: Record<string, Record<string, number>> }>(
+          200,
+          "GET",
+          `/tenants/${ws.tenantId}/stats`,
+        );
+        expect(workspaces[ws.workspaceId]?.duplicateReplies).toBe(1);
+        return workspaces[ws.workspaceId];
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(stats).toMatchObject({ events: 9, duplicateEvents: 7, replies: 1, duplicateReplies: 1, failures: 0 });
     const metrics = await (await fetch(`${s.url}/metrics`)).text();
     for (const reason of reasons) {
@@ -122,11 +128,14 @@ describe("failures leave nothing stuck", () => {
     s.llm.fail(500, 2);
     const mention = appMention(ws.bot, "is the LLM back?");
     await ws.send(mention);
-    const [reply] = await eventually(() => {
-      const replies = repliesTo(mention);
-      expect(replies).toHaveLength(1);
-      return replies;
-    });
+    const [reply] = await vi.waitFor(
+      () => {
+        const replies = repliesTo(mention);
+        expect(replies).toHaveLength(1);
+        return replies;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     await settle(1_500);
     expect(repliesTo(mention)).toHaveLength(1);
     expect(reply?.text).toBe("answer to: is the LLM back?");
@@ -138,7 +147,7 @@ describe("failures leave nothing stuck", () => {
     s.slack.fail(500, { times: 2 });
     const mention = appMention(ws.bot, "will the post go through?");
     await ws.send(mention);
-    await eventually(() => expect(repliesTo(mention)).toHaveLength(1), { timeoutMs: 40_000 });
+    await vi.waitFor(() => expect(repliesTo(mention)).toHaveLength(1), { timeout: 40_000, interval: 50 });
     await settle(1_500);
     expect(repliesTo(mention)).toHaveLength(1);
     expect(s.slack.callsTo("conversations.replies").length).toBeGreaterThanOrEqual(2);
@@ -149,10 +158,11 @@ describe("failures leave nothing stuck", () => {
     s.slack.acceptThenTimeOut(15_000);
     const mention = appMention(ws.bot, "did my post land?");
     await ws.send(mention);
-    await eventually(() => expect(repliesTo(mention)).toHaveLength(1));
+    await vi.waitFor(() => expect(repliesTo(mention)).toHaveLength(1), { timeout: 20_000, interval: 50 });
     const replies = s.slack.callsTo("conversations.replies").length;
-    await eventually(() => expect(s.slack.callsTo("conversations.replies").length).toBeGreaterThan(replies), {
-      timeoutMs: 30_000,
+    await vi.waitFor(() => expect(s.slack.callsTo("conversations.replies").length).toBeGreaterThan(replies), {
+      timeout: 30_000,
+      interval: 50,
     });
     await settle(3_000);
     expect(repliesTo(mention)).toHaveLength(1);

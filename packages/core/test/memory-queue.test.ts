@@ -1,14 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PermanentSendError } from "../src/errors.ts";
 import { MemoryQueue } from "../src/memory/job-queue.ts";
 
-const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 5_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
+const waiting = { timeout: 5_000, interval: 10 };
 
 describe("MemoryQueue", () => {
   it("runs each job once and refuses a known id", async () => {
@@ -18,7 +12,7 @@ describe("MemoryQueue", () => {
       seen.push(job.data);
     });
     await Promise.all([queue.enqueue("a", "first"), queue.enqueue("a", "again"), queue.enqueue("b", "second")]);
-    await until(() => seen.length === 2);
+    await vi.waitFor(() => expect(seen.length).toBe(2), waiting);
     await queue.enqueue("a", "after completion");
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(seen.sort()).toEqual(["first", "second"]);
@@ -33,8 +27,8 @@ describe("MemoryQueue", () => {
       if (job.attempt < 3) throw new Error("not yet");
     });
     await queue.enqueue("j", "x");
-    await until(() => attempts.length === 3);
-    await until(async () => (await queue.depth()) === 0);
+    await vi.waitFor(() => expect(attempts.length).toBe(3), waiting);
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0), waiting);
     expect(attempts).toEqual([1, 2, 3]);
     expect(await queue.depth()).toBe(0);
     await consumer.close();
@@ -48,7 +42,7 @@ describe("MemoryQueue", () => {
       throw new Error("always");
     });
     await queue.enqueue("j", "x");
-    await until(() => runs === 2);
+    await vi.waitFor(() => expect(runs).toBe(2), waiting);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(runs).toBe(2);
     expect(await queue.depth()).toBe(0);
@@ -63,7 +57,7 @@ describe("MemoryQueue", () => {
       throw new PermanentSendError("not_in_channel");
     });
     await queue.enqueue("j", "x");
-    await until(() => runs === 1);
+    await vi.waitFor(() => expect(runs).toBe(1), waiting);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(runs).toBe(1);
     expect(await queue.depth()).toBe(0);

@@ -1,8 +1,7 @@
 import { PermanentSendError } from "@resident/core";
-import { eventually } from "@resident/testkit";
 import { createDatabase, type TestDatabase } from "@resident/testkit/processes";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureLaneSchema, type LaneSql, PgClaimStore, PgQueue } from "../src/index.ts";
 import { claimCases } from "./support/claim-contract.ts";
 
@@ -28,8 +27,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const until = (condition: () => boolean | Promise<boolean>) =>
-  eventually(condition, { timeoutMs: 10_000, intervalMs: 20 });
+const waiting = { timeout: 10_000, interval: 20 };
 
 describe("PgClaimStore", () => {
   claimCases(() => claims);
@@ -37,8 +35,9 @@ describe("PgClaimStore", () => {
   it("sweeps expired rows without being asked", async () => {
     const sweeping = new PgClaimStore(sql, { sweepIntervalMs: 50 });
     await sweeping.claim("event:ws-sweep:e1", "a", 10);
-    await until(
-      async () => (await sql.query("select 1 from lane_claims where key = 'event:ws-sweep:e1'")).length === 0,
+    await vi.waitFor(
+      async () => expect((await sql.query("select 1 from lane_claims where key = 'event:ws-sweep:e1'")).length).toBe(0),
+      waiting,
     );
     sweeping.close();
   });
@@ -50,8 +49,8 @@ describe("PgQueue", () => {
     const ran: string[] = [];
     const consumers = [1, 2].map(() => queue.consume(async (job) => void ran.push(job.id)));
     await Promise.all(Array.from({ length: 60 }, (_, n) => queue.enqueue(`many:${n % 50}`, { n })));
-    await until(() => ran.length >= 50);
-    await until(async () => (await queue.depth()) === 0);
+    await vi.waitFor(() => expect(ran.length).toBeGreaterThanOrEqual(50), waiting);
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0), waiting);
     await queue.enqueue("many:1", { n: 1 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await Promise.all(consumers.map((consumer) => consumer.close()));
@@ -67,7 +66,7 @@ describe("PgQueue", () => {
       if (job.attempt < 3) throw new Error("not yet");
     });
     await queue.enqueue("flaky", "x");
-    await until(() => attempts.length === 3);
+    await vi.waitFor(() => expect(attempts.length).toBe(3), waiting);
     await consumer.close();
     expect(attempts).toEqual([1, 2, 3]);
   });
@@ -81,7 +80,7 @@ describe("PgQueue", () => {
       throw new PermanentSendError("not_in_channel");
     });
     await queue.enqueue("refused", "x");
-    await until(() => attempts.length === 1);
+    await vi.waitFor(() => expect(attempts.length).toBe(1), waiting);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await consumer.close();
     expect(attempts).toEqual([1]);
@@ -98,7 +97,7 @@ describe("PgQueue", () => {
     const consumer = queue.consume(async (job) => {
       if (job.id === "orphan") ran.push(job.attempt);
     });
-    await until(() => ran.length === 1);
+    await vi.waitFor(() => expect(ran.length).toBe(1), waiting);
     await consumer.close();
     expect(ran).toEqual([2]);
   });

@@ -1,7 +1,6 @@
 import { CorruptRecordError, StoreUnavailableError } from "@resident/core";
-import { eventually } from "@resident/testkit";
 import { RedisServer } from "@resident/testkit/processes";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectRedis, RedisClaimStore, type RedisClient, RedisHealth } from "../src/index.ts";
 
 /*
@@ -26,10 +25,10 @@ describe("RedisHealth", () => {
     await server?.dispose();
   });
 
-  const untilUp = (up: boolean) => eventually(() => expect(health.up).toBe(up), { timeoutMs: 15_000 });
+  const untilUp = (up: boolean) => vi.waitFor(() => expect(health.up).toBe(up), { timeout: 15_000, interval: 50 });
 
   it("is not tripped by one slow command, nor by records it cannot read", async () => {
-    await eventually(() => client.ping());
+    await vi.waitFor(() => client.ping(), { timeout: 20_000, interval: 50 });
     // Another client keeps Redis busy for longer than a command may take: this one command times out.
     const busy = connectRedis(server.url, "worker");
     await busy.ping();

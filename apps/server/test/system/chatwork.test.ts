@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { deliver, eventually, settle } from "@resident/testkit";
+import { deliver, settle } from "@resident/testkit";
 import { signChatworkWebhook } from "@resident/testkit/chatwork";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import { countByTag, drained, fire, perInstance, question, tagsIn } from "./support/messages.ts";
 
@@ -33,7 +33,7 @@ it("answers a message's two webhook deliveries, raced at all three instances, on
   expect(Object.values(perInstanceDeliveries).every((n) => n >= 2)).toBe(true);
 
   const mine = () => d().chatwork.posts.filter((post) => tagsIn(post.body).includes(tag));
-  await eventually(() => expect(mine()).toHaveLength(1));
+  await vi.waitFor(() => expect(mine()).toHaveLength(1), { timeout: 20_000, interval: 50 });
   await drained(d());
   await settle(1_500);
   const llmCalls = countByTag(d(), new Set([tag])).calls.get(tag) ?? 0;
@@ -88,7 +88,10 @@ it("refuses bad, missing and misplaced signatures, malformed JSON and an unknown
 
   // Nothing was claimed under the message's delivery identity: its genuine delivery is answered.
   expect((await chatwork.send(message.mention)).status).toBe(200);
-  await eventually(() => expect(countByTag(d(), new Set([tag])).replies.get(tag)).toBe(1));
+  await vi.waitFor(() => expect(countByTag(d(), new Set([tag])).replies.get(tag)).toBe(1), {
+    timeout: 20_000,
+    interval: 50,
+  });
 });
 
 it("answers a burst of 50 mentions in one room once each, within Chatwork's limits: no 429", {
@@ -114,7 +117,10 @@ it("answers a burst of 50 mentions in one room once each, within Chatwork's limi
 
   // Chatwork lets 10 posts per 10 s into a room; our windows run a tenth plus half a second longer: 11.5 s per ten.
   const boundMs = Math.ceil(messages.length / 10) * 11_500 + 30_000;
-  await eventually(() => expect(countByTag(d(), tags).replies.size).toBe(messages.length), { timeoutMs: boundMs });
+  await vi.waitFor(() => expect(countByTag(d(), tags).replies.size).toBe(messages.length), {
+    timeout: boundMs,
+    interval: 50,
+  });
   const answeredInMs = Date.now() - started;
   await drained(d());
   await settle(1_500);

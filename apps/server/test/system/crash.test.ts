@@ -1,7 +1,7 @@
-import { eventually, settle } from "@resident/testkit";
+import { settle } from "@resident/testkit";
 import type { DeployedInstance } from "@resident/testkit/deployment";
 import { appMention, twinOf } from "@resident/testkit/slack";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import { countByTag, drained, fire, llmTag, notExactly, type Planned, question } from "./support/messages.ts";
 
@@ -67,13 +67,13 @@ it("answers every message exactly once when an instance is killed mid-answer", {
     d()
       .llm.calls()
       .filter((call) => call.status === undefined && d().instanceOf(call) === instance);
-  const victim = await eventually(
+  const victim = await vi.waitFor(
     () => {
       const busiest = [...d().instances].sort((a, b) => inFlight(b).length - inFlight(a).length)[0];
       if (!busiest || inFlight(busiest).length < 2) throw new Error("no instance holds two answers yet");
       return busiest;
     },
-    { timeoutMs: 30_000, intervalMs: 20 },
+    { timeout: 30_000, interval: 20 },
   );
   await victim.kill();
   const killedAt = Date.now();
@@ -88,13 +88,13 @@ it("answers every message exactly once when an instance is killed mid-answer", {
   const survivors = d().instances.filter((i) => i !== victim);
   const rounds = Math.ceil((tags.size - answeredBeforeKill) / (survivors.length * concurrency));
   const boundMs = 2 * lockSeconds * 1000 + leaseSeconds * 1000 + 7_000 + holdMs * (rounds + 1) + 20_000;
-  await eventually(
+  await vi.waitFor(
     () => {
       const answered = countByTag(d(), tags).replies;
       const missing = [...tags].filter((t) => !answered.has(t));
       if (missing.length > 0) throw new Error(`${missing.length} messages unanswered: ${missing.slice(0, 5)}`);
     },
-    { timeoutMs: boundMs, intervalMs: 100 },
+    { timeout: boundMs, interval: 100 },
   );
   const recoveredInMs = Date.now() - killedAt;
   await drained(d(), 60_000);
@@ -140,13 +140,15 @@ it("answers every message exactly once when an instance is killed mid-answer", {
     return { tag, mention: appMention(slack.bot, text) };
   });
   for (const { mention } of after) expect((await slack.send(mention, {}, victim.url)).status).toBe(200);
-  await eventually(() =>
-    expect(
-      notExactly(
-        after.map((a) => a.tag),
-        countByTag(d(), tags).replies,
-      ),
-    ).toEqual([]),
+  await vi.waitFor(
+    () =>
+      expect(
+        notExactly(
+          after.map((a) => a.tag),
+          countByTag(d(), tags).replies,
+        ),
+      ).toEqual([]),
+    { timeout: 20_000, interval: 50 },
   );
 });
 
@@ -165,7 +167,7 @@ it("answers once when the instance dies between the platform's acceptance and th
       .filter((post) => post.text.includes(tag));
   d().slack.acceptThenTimeOut(15_000);
   expect((await slack.send(appMention(slack.bot, text))).status).toBe(200);
-  await eventually(() => expect(posts()).toHaveLength(1));
+  await vi.waitFor(() => expect(posts()).toHaveLength(1), { timeout: 20_000, interval: 50 });
   const poster = d().instanceOf(
     d()
       .llm.calls()
@@ -181,7 +183,7 @@ it("answers once when the instance dies between the platform's acceptance and th
     d()
       .slack.callsTo("conversations.replies")
       .filter((call) => (call.body as { channel?: string })?.channel === channel);
-  await eventually(() => expect(readBack().length).toBeGreaterThan(0), { timeoutMs: boundMs });
+  await vi.waitFor(() => expect(readBack().length).toBeGreaterThan(0), { timeout: boundMs, interval: 50 });
   await drained(d());
   report("crash after post", { poster: poster.name, replies: posts().length });
   expect(posts()).toHaveLength(1);

@@ -1,8 +1,8 @@
-import { eventually, settle } from "@resident/testkit";
+import { settle } from "@resident/testkit";
 import { seededRandom } from "@resident/testkit/deployment";
 import { PostgresServer } from "@resident/testkit/processes";
 import { appMention, twinOf } from "@resident/testkit/slack";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import {
   countByTag,
@@ -79,15 +79,18 @@ it("keeps answering known workspaces exactly once while PostgreSQL is stopped, a
   await database.restart();
 
   const fired = await firing;
-  await eventually(() => expect(notExactly(tags, countByTag(d(), tags).replies, 1)).toEqual([]), {
-    timeoutMs: 120_000,
-    intervalMs: 250,
+  await vi.waitFor(() => expect(notExactly(tags, countByTag(d(), tags).replies, 1)).toEqual([]), {
+    timeout: 120_000,
+    interval: 250,
   });
-  const unseenAfter = await eventually(async () => {
-    const response = await unseen.send(appMention(unseen.bot, tagged("pu")));
-    expect(response.status).toBe(200);
-    return response.status;
-  });
+  const unseenAfter = await vi.waitFor(
+    async () => {
+      const response = await unseen.send(appMention(unseen.bot, tagged("pu")));
+      expect(response.status).toBe(200);
+      return response.status;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
   const adminAfter = (
     await fetch(`${d().url}/admin/api/tenants/${known.tenantId}/workspaces`, {
       headers: { authorization: `Bearer ${d().adminToken}` },

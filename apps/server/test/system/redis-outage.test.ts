@@ -1,7 +1,7 @@
-import { eventually, settle } from "@resident/testkit";
+import { settle } from "@resident/testkit";
 import { type DeployedInstance, seededRandom } from "@resident/testkit/deployment";
 import { appMention, twinOf } from "@resident/testkit/slack";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import {
   countByTag,
@@ -96,9 +96,9 @@ async function stormThrough(outage: Outage): Promise<void> {
   await outage.begin();
   const began = Date.now();
   // Once every instance has seen Redis go, each stays ready: it takes deliveries in through PostgreSQL.
-  await eventually(
+  await vi.waitFor(
     async () => expect(Object.values(await perInstance(d(), "resident_shared_store_up"))).toEqual([0, 0, 0]),
-    { timeoutMs: 10_000, intervalMs: 100 },
+    { timeout: 10_000, interval: 100 },
   );
   const readyDuring = await d().statuses("/readyz");
 
@@ -117,13 +117,13 @@ async function stormThrough(outage: Outage): Promise<void> {
   const fired = await firing;
   d().llm.clearFaults();
 
-  await eventually(
+  await vi.waitFor(
     () => {
       const answered = countByTag(d(), all).replies;
       const missing = [...all].filter((t) => !answered.has(t));
       if (missing.length > 0) throw new Error(`${missing.length} messages unanswered: ${missing.slice(0, 5)}`);
     },
-    { timeoutMs: 150_000, intervalMs: 250 },
+    { timeout: 150_000, interval: 250 },
   );
   await drained(d(), 90_000);
   await settle(2_000);

@@ -1,6 +1,6 @@
-import { deliver, eventually, settle } from "@resident/testkit";
+import { deliver, settle } from "@resident/testkit";
 import { generateSigningKey, type TeamsActivity } from "@resident/testkit/teams";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import { countByTag, drained, perInstance, question, tagsIn } from "./support/messages.ts";
 
@@ -34,7 +34,7 @@ it("answers one activity raced at all three instances once, and not again for Te
   // The race really was across processes: every instance took at least one of the copies.
   expect(Object.values(perInstanceDeliveries).every((n) => n >= 1)).toBe(true);
 
-  await eventually(() => expect(repliesTo(tag)).toHaveLength(1));
+  await vi.waitFor(() => expect(repliesTo(tag)).toHaveLength(1), { timeout: 20_000, interval: 50 });
   // Teams retries an activity it thinks went unanswered under a new id and timestamp, the same text, inside the window.
   const retry = teams.retryOf(activity);
   const retryAcks = await Promise.all([teams.send(retry), teams.send(retry, d().instances[1]?.url)]);
@@ -68,7 +68,7 @@ it("answers once when the original and its new-id retry race each other on diffe
     teams.send(retry),
   ]);
   expect(acks.map((ack) => ack.status)).toEqual([200, 200, 200, 200]);
-  await eventually(() => expect(repliesTo(tag)).toHaveLength(1));
+  await vi.waitFor(() => expect(repliesTo(tag)).toHaveLength(1), { timeout: 20_000, interval: 50 });
   await drained(d());
   await settle(1_500);
   const replies = repliesTo(tag);

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { eventually } from "@resident/testkit";
 import { type ExportedSpan, FakeOtlp } from "@resident/testkit/otlp";
 import { appMention } from "@resident/testkit/slack";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import { question } from "./support/messages.ts";
 
@@ -34,26 +33,31 @@ it("follows one Slack message delivered twice through one trace, from the instan
   const retry = await slack.send(body, { retryNum: 1, retryReason: "http_timeout" });
   expect([original.status, retry.status]).toEqual([200, 200]);
   expect(JSON.parse(String(retry.body))).toMatchObject({ duplicate: true });
-  await eventually(() =>
-    expect(
-      d()
-        .slack.posts()
-        .filter((post) => post.text.includes(tag)),
-    ).toHaveLength(1),
+  await vi.waitFor(
+    () =>
+      expect(
+        d()
+          .slack.posts()
+          .filter((post) => post.text.includes(tag)),
+      ).toHaveLength(1),
+    { timeout: 20_000, interval: 50 },
   );
 
   // The ChatEvent names a Slack delivery `<api_app_id>:<event_id>`.
   const ofEvent = (span: ExportedSpan) => String(span.attributes["resident.event_id"]).endsWith(`:${body.event_id}`);
   let trace: ExportedSpan[] = [];
-  await eventually(() => {
-    const ingests = otlp.spans().filter((span) => span.name === "ingest slack" && ofEvent(span));
-    expect(ingests).toHaveLength(2);
-    expect(new Set(ingests.map((span) => span.traceId)).size).toBe(1);
-    trace = otlp.spans().filter((span) => span.traceId === ingests[0]?.traceId);
-    expect(trace.map((span) => span.name)).toEqual(
-      expect.arrayContaining(["verify", "gate", "enqueue", "answer slack", "reply claim", "llm", "send", "commit"]),
-    );
-  });
+  await vi.waitFor(
+    () => {
+      const ingests = otlp.spans().filter((span) => span.name === "ingest slack" && ofEvent(span));
+      expect(ingests).toHaveLength(2);
+      expect(new Set(ingests.map((span) => span.traceId)).size).toBe(1);
+      trace = otlp.spans().filter((span) => span.traceId === ingests[0]?.traceId);
+      expect(trace.map((span) => span.name)).toEqual(
+        expect.arrayContaining(["verify", "gate", "enqueue", "answer slack", "reply claim", "llm", "send", "commit"]),
+      );
+    },
+    { timeout: 20_000, interval: 50 },
+  );
 
   const one = (name: string) => {
     const found = trace.filter((span) => span.name === name);

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Delivered } from "@resident/testkit";
-import { eventually } from "@resident/testkit";
 import type { AnthropicCall } from "@resident/testkit/anthropic";
 import { type Deployment, inParallel, tally } from "@resident/testkit/deployment";
+import { vi } from "vitest";
 
 /*
  * Bookkeeping shared by the system tests: every user message carries a unique tag (`#s17-ab12cd`) in its text, which
@@ -113,14 +113,14 @@ export function countByTag(d: Deployment, tags: Set<string>) {
 
 /** Waits until the shared queue holds nothing (waiting, delayed, active) as seen by every running instance. */
 export async function drained(d: Deployment, timeoutMs = 60_000): Promise<void> {
-  await eventually(
+  await vi.waitFor(
     async () => {
       for (const instance of d.instances.filter((i) => i.running)) {
         const depth = (await instance.metrics()).sum("resident_queue_depth");
         if (depth !== 0) throw new Error(`${instance.name} sees ${depth} jobs in the queue`);
       }
     },
-    { timeoutMs, intervalMs: 250 },
+    { timeout: timeoutMs, interval: 250 },
   );
 }
 
