@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AdminClient, settle } from "@resident/testkit";
+import { AdminApi } from "@resident/admin-api";
+import { settle } from "@resident/testkit";
 import { FakeAnthropic } from "@resident/testkit/anthropic";
 import { appMention, botMessage, connectSlackWorkspace, FakeSlack, twinOf } from "@resident/testkit/slack";
 import { loadConfig } from "../apps/server/src/config.ts";
@@ -33,7 +34,7 @@ const config = loadConfig({
 say("starting one resident instance (embedded PGlite, in-process store), a fake Slack and a fake Anthropic…");
 const service = await startService(config, createLogger("error", "demo"));
 try {
-  const ws = await connectSlackWorkspace(service.url, new AdminClient(service.url, adminToken), slack);
+  const ws = await connectSlackWorkspace(service.url, new AdminApi(adminToken, service.url), slack);
   say(`tenant ${ws.tenantId} connected Slack workspace ${ws.workspaceId}; webhook ${ws.webhookUrl}\n`);
 
   const mention = appMention(ws.bot, "what are your opening hours?");

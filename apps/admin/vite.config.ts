@@ -1,8 +1,10 @@
-import { defineConfig } from "vite";
+import { defaultClientConditions, defineConfig } from "vite";
 
 /** Shared by `npm run build -w @resident/admin`, `npm run dev -w @resident/admin` and the server's on-demand build. */
 export default defineConfig({
   base: "/admin/",
+  // The admin API's client (@resident/admin-api) is bundled from its TypeScript source, as vitest runs it.
+  resolve: { conditions: ["source", ...defaultClientConditions] },
   build: {
     target: "es2022",
     // The polyfill would be an inline script, which the console's CSP refuses; every browser it targets has preload.

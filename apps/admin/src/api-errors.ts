@@ -1,5 +1,5 @@
-import { ApiError } from "./api.ts";
-import type { ConnectFailure, PlatformView } from "./api-types.ts";
+import type { ConnectFailure, PlatformView } from "@resident/admin-api";
+import { ApiError } from "@resident/admin-api";
 import { h } from "./dom.ts";
 import { fieldLabel } from "./field-labels.ts";
 import { text } from "./i18n/language.ts";

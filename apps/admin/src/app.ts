@@ -1,4 +1,4 @@
-import { AdminApi, ApiError } from "./api.ts";
+import { AdminApi, ApiError } from "@resident/admin-api";
 import { describeProblem } from "./api-errors.ts";
 import { base, type Context, type Page, paths } from "./context.ts";
 import { fill } from "./dom.ts";

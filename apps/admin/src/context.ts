@@ -1,5 +1,4 @@
-import type { AdminApi } from "./api.ts";
-import type { Me, PlatformView } from "./api-types.ts";
+import type { AdminApi, Me, PlatformView } from "@resident/admin-api";
 
 /** What every page of a signed-in session gets. */
 export interface Context {

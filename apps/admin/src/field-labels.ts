@@ -1,4 +1,4 @@
-import type { PlatformView } from "./api-types.ts";
+import type { PlatformView } from "@resident/admin-api";
 import { text, translated } from "./i18n/language.ts";
 
 /**

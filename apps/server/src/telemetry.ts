@@ -1,14 +1,14 @@
-import {
-  type FailureStage,
-  type Logger,
-  latestActivity,
-  type Platform,
-  type StatCounts,
-  type StatsStore,
-  type Telemetry,
-  type WorkspaceActivity,
-  type WorkspaceRef,
+import type {
+  FailureStage,
+  Logger,
+  Platform,
+  StatCounts,
+  StatsStore,
+  Telemetry,
+  WorkspaceActivity,
+  WorkspaceRef,
 } from "@resident/core";
+import { latestActivity } from "@resident/store";
 import type { Metrics } from "./metrics.ts";
 
 /** What one workspace counted since the last flush. */

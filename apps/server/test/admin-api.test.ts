@@ -1,4 +1,5 @@
-import { AdminClient, deliver } from "@resident/testkit";
+import { AdminApi } from "@resident/admin-api";
+import { deliver } from "@resident/testkit";
 import { appMention, connectSlackWorkspace, type SlackWorkspace, signSlackRequest } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
@@ -48,7 +49,7 @@ describe("admin API: tenant isolation", () => {
   });
 
   it("refuses a missing or unknown token with 401", async () => {
-    expect((await new AdminClient(s.url, "rsd_unknown").request("GET", "/tenants")).status).toBe(401);
+    expect((await new AdminApi("rsd_unknown", s.url).request("GET", "/tenants")).status).toBe(401);
     const bare = await fetch(`${s.url}/admin/api/tenants`);
     expect(bare.status).toBe(401);
     expect(bare.headers.get("www-authenticate")).toContain("Bearer");
@@ -57,7 +58,7 @@ describe("admin API: tenant isolation", () => {
 
 describe("admin API: workspaces", () => {
   it("checks credentials with the platform before storing them", async () => {
-    const tenant = await s.operator.createTenant("careful");
+    const tenant = await s.operator.tenantWithAdmin("careful");
     const refused = await tenant.admin.request<{ error: string; reason: string; detail: string }>(
       "POST",
       `/tenants/${tenant.tenantId}/workspaces`,

@@ -22,7 +22,7 @@ afterAll(async () => {
 describe("a credential echoed back encoded", () => {
   it("is cut out of the 422 an admin reads, and out of the log", async () => {
     const appPassword = "p/a+s&s=w0rd~with spaces";
-    const tenant = await s.operator.createTenant("echo");
+    const tenant = await s.operator.tenantWithAdmin("echo");
     const refused = await tenant.admin.request<{ error: string }>("POST", `/tenants/${tenant.tenantId}/workspaces`, {
       platform: "teams",
       name: "echoed",

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { AdminClient } from "@resident/testkit";
+import { AdminApi } from "@resident/admin-api";
 import { type RunningInstance, startInstance } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -33,17 +33,13 @@ describe("npm start on embedded defaults", () => {
     expect(log).toContain("ANTHROPIC_API_KEY is not set");
     const token = /Operator token[^\n]*\n\s*\n\s*(rsd_\S+)/.exec(log)?.[1];
     expect(token).toBeDefined();
-    await new AdminClient(first.url, token as string).expect(201, "POST", "/tenants", { name: "first tenant" });
+    await new AdminApi(token as string, first.url).expect(201, "POST", "/tenants", { name: "first tenant" });
     await first.stop();
 
     const second = await startInstance("restarted", { DATA_DIR: dataDir }, "build");
     running.push(second);
     expect(second.process.log()).not.toContain("Operator token");
-    const tenants = await new AdminClient(second.url, token as string).expect<{ name: string }[]>(
-      200,
-      "GET",
-      "/tenants",
-    );
+    const tenants = await new AdminApi(token as string, second.url).expect<{ name: string }[]>(200, "GET", "/tenants");
     expect(tenants.map((t) => t.name)).toEqual(["first tenant"]);
   }, 90_000);
 

@@ -30,7 +30,7 @@ afterAll(async () => {
 async function connectWorkspace() {
   const bot = testchat.addBot();
   const signingSecret = randomBytes(16).toString("hex");
-  const { tenantId, admin } = await s.operator.createTenant("Testchat tenant");
+  const { tenantId, admin } = await s.operator.tenantWithAdmin("Testchat tenant");
   const workspace = await admin.createWorkspace(tenantId, {
     platform: "testchat",
     name: "Testchat",

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { AdminClient } from "@resident/testkit";
+import { AdminApi } from "@resident/admin-api";
 import { createDatabase, RedisServer, type TestDatabase } from "@resident/testkit/processes";
 import { connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,8 +42,8 @@ describe("admin tokens: issue, list, revoke", () => {
     const path = `/tenants/${a.tenantId}/tokens`;
     const issued = await one.operator.expect<TokenView & { token: string }>(201, "POST", path, { name: "CI deploy" });
     expect(issued).toMatchObject({ name: "CI deploy", start: issued.token.slice(0, 12), expiresAt: null });
-    const onOne = new AdminClient(one.url, issued.token);
-    const onTwo = new AdminClient(two.url, issued.token);
+    const onOne = new AdminApi(issued.token, one.url);
+    const onTwo = new AdminApi(issued.token, two.url);
     expect((await onOne.request("GET", "/me")).status).toBe(200);
     expect((await onTwo.request("GET", "/me")).status).toBe(200);
 
@@ -55,7 +55,7 @@ describe("admin tokens: issue, list, revoke", () => {
     expect(text).not.toContain(a.tenantToken);
 
     const revokedAt = Date.now();
-    expect((await new AdminClient(two.url, a.tenantToken).request("DELETE", `${path}/${issued.tokenId}`)).status).toBe(
+    expect((await new AdminApi(a.tenantToken, two.url).request("DELETE", `${path}/${issued.tokenId}`)).status).toBe(
       204,
     );
     const refused = await Promise.all(
@@ -84,7 +84,7 @@ describe("admin tokens: issue, list, revoke", () => {
 
   it("lets a tenant admin issue tokens only when the operator allows it for that tenant", async () => {
     const path = `/tenants/${a.tenantId}/tokens`;
-    const admin = new AdminClient(one.url, a.tenantToken);
+    const admin = new AdminApi(a.tenantToken, one.url);
     expect((await admin.request("POST", path)).status).toBe(403);
     expect((await admin.request("PATCH", `/tenants/${a.tenantId}`, { adminsMayIssueTokens: true })).status).toBe(403);
     const allowed = await two.operator.expect<{ adminsMayIssueTokens: boolean }>(
@@ -98,7 +98,7 @@ describe("admin tokens: issue, list, revoke", () => {
     expect(allowed.adminsMayIssueTokens).toBe(true);
     expect(await admin.expect(200, "GET", "/me")).toMatchObject({ mayIssueTokens: true });
     const minted = await admin.expect<{ token: string }>(201, "POST", path, { name: "second admin" });
-    expect((await new AdminClient(two.url, minted.token).request("GET", "/me")).status).toBe(200);
+    expect((await new AdminApi(minted.token, two.url).request("GET", "/me")).status).toBe(200);
     await one.operator.expect(200, "PATCH", `/tenants/${a.tenantId}`, { adminsMayIssueTokens: false });
     expect((await admin.request("POST", path)).status).toBe(403);
   });
@@ -117,7 +117,7 @@ describe("admin tokens: issue, list, revoke", () => {
 
 describe("the audit log over HTTP", () => {
   it("answers newest first by id as a number, past id 10 and past 200 entries, page by page with ?before=", async () => {
-    const tenant = await one.operator.createTenant("busy");
+    const tenant = await one.operator.tenantWithAdmin("busy");
     for (let i = 0; i < 230; i++) await one.operator.expect(201, "POST", `/tenants/${tenant.tenantId}/tokens`);
     const ids: number[] = [];
     let before = "";

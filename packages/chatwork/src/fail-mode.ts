@@ -1,4 +1,5 @@
-import type { FailMode, Translated } from "@resident/core";
+import type { Translated } from "@resident/admin-api";
+import type { FailMode } from "@resident/core";
 
 /*
  * Chatwork never redelivers a webhook. "closed" answers a delivery that meets an outage of both stores with 503 and waits for a

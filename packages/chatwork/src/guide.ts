@@ -1,4 +1,4 @@
-import type { PlatformGuide } from "@resident/core";
+import type { PlatformGuide } from "@resident/admin-api";
 import { chatworkFailModeConsequences, chatworkOutageBehaviour } from "./fail-mode.ts";
 
 /**

@@ -1,6 +1,5 @@
 import type { ZodType } from "zod";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
-import type { PlatformGuide } from "./ports/platform-guide.ts";
 import type { RateLimiter } from "./ports/rate-limiter.ts";
 import type { Logger } from "./ports/telemetry.ts";
 import type { FailMode } from "./settings.ts";
@@ -18,7 +17,7 @@ export interface PlatformContext {
  * A platform package exports one; the server builds its routes, admin API, log redaction and console from a list of
  * them, and nothing else in the service names a platform.
  */
-export interface PlatformDescriptor<C = unknown> {
+export interface PlatformDescriptor<C = unknown, Guide extends object = object> {
   /** ChatEvent.platform and the admin API's `platform`: lowercase letters and digits. */
   id: string;
   /** Where the platform delivers, without the workspace id that follows: "/x/events" serves /x/events/:workspaceId. */
@@ -29,8 +28,11 @@ export interface PlatformDescriptor<C = unknown> {
   secrets: { fields: readonly string[]; headers: readonly string[] };
   /** The fail mode a new workspace gets when its admin does not choose one. */
   defaultFailMode: FailMode;
-  /** Credential fields, setup steps and fail-mode consequences, for the admin console. */
-  guide: PlatformGuide;
+  /**
+   * Credential fields, setup steps and fail-mode consequences, for the admin console: @resident/admin-api's
+   * PlatformGuide, which the server's list of platforms requires. Core only carries it.
+   */
+  guide: Guide;
   createAdapter(context: PlatformContext): PlatformAdapter<C>;
 }
 
@@ -38,6 +40,8 @@ export interface PlatformDescriptor<C = unknown> {
  * Forgets a descriptor's credential type, so descriptors of different platforms share one list. Sound because the
  * service hands an adapter only credentials that its own `credentialsSchema` produced.
  */
-export function definePlatform<C>(descriptor: PlatformDescriptor<C>): PlatformDescriptor {
-  return descriptor as unknown as PlatformDescriptor;
+export function definePlatform<C, Guide extends object>(
+  descriptor: PlatformDescriptor<C, Guide>,
+): PlatformDescriptor<unknown, Guide> {
+  return descriptor as unknown as PlatformDescriptor<unknown, Guide>;
 }

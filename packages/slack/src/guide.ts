@@ -1,4 +1,4 @@
-import type { PlatformGuide } from "@resident/core";
+import type { PlatformGuide } from "@resident/admin-api";
 
 /**
  * The admin console's Slack page: README.md's "Creating the Slack app", and what each fail mode costs on Slack. The

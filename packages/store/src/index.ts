@@ -16,3 +16,4 @@ export { RedisHealth, type RedisHealthOptions } from "./redis/redis-health.ts";
 export { parseRedisUrl, type RedisTarget } from "./redis/redis-url.ts";
 export { RedisStatsStore, type RedisStatsStoreOptions } from "./redis/stats-store.ts";
 export type { RedisStoreOptions } from "./redis/store-call.ts";
+export * from "./stats-series.ts";

@@ -1,3 +1,4 @@
+import type { PlatformGuide } from "@resident/admin-api";
 import type { InboundRequest, PlatformAdapter, PlatformDescriptor, Workspace } from "@resident/core";
 import { failModes, VerificationError } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +16,7 @@ export interface RecordedReply {
  */
 export interface AdapterContractFixture<C> {
   /** The platform package's descriptor: the one thing the service is given. */
-  platform: PlatformDescriptor;
+  platform: PlatformDescriptor<unknown, PlatformGuide>;
   adapter: PlatformAdapter<C>;
   /** A workspace whose credentials point at the running fake platform, identity learnt through `connect`. */
   workspace: Workspace<C>;

@@ -1,5 +1,4 @@
 export * from "./adapter-contract.ts";
-export * from "./admin-client.ts";
 export * from "./deliver.ts";
 export * from "./fake-server.ts";
 export * from "./settle.ts";

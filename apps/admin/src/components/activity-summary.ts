@@ -1,4 +1,4 @@
-import type { Activity } from "../api-types.ts";
+import type { Activity } from "@resident/admin-api";
 import { h } from "../dom.ts";
 import { text } from "../i18n/language.ts";
 import { moment } from "./moment.ts";

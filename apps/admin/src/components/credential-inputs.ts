@@ -1,4 +1,4 @@
-import type { CredentialField } from "@resident/core";
+import type { CredentialField } from "@resident/admin-api";
 import { h, uniqueId } from "../dom.ts";
 import { text, translated } from "../i18n/language.ts";
 

@@ -1,4 +1,4 @@
-import type { Series, StatCounts } from "../api-types.ts";
+import type { Series, StatCounts } from "@resident/admin-api";
 import { h, svg, uniqueId } from "../dom.ts";
 import { formatClock, formatCount } from "../format.ts";
 import { text } from "../i18n/language.ts";

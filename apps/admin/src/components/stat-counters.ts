@@ -1,4 +1,4 @@
-import type { StatCounts } from "../api-types.ts";
+import type { StatCounts } from "@resident/admin-api";
 import { h } from "../dom.ts";
 import { formatCount } from "../format.ts";
 import { text } from "../i18n/language.ts";

@@ -1,4 +1,4 @@
-import type { ConsoleLanguage, Translated } from "@resident/core";
+import type { ConsoleLanguage, Translated } from "@resident/admin-api";
 import { type Catalogue, en } from "./en.ts";
 import { ja } from "./ja.ts";
 

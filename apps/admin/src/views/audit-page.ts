@@ -1,4 +1,4 @@
-import type { AuditEntry } from "../api-types.ts";
+import type { AuditEntry } from "@resident/admin-api";
 import { type Context, type Page, platformOf } from "../context.ts";
 import { h } from "../dom.ts";
 import { fieldLabel } from "../field-labels.ts";

@@ -1,4 +1,4 @@
-import { ApiError } from "../api.ts";
+import { ApiError } from "@resident/admin-api";
 import { describeProblem } from "../api-errors.ts";
 import { alertBox } from "../components/alert-box.ts";
 import type { Page } from "../context.ts";

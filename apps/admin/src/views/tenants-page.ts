@@ -1,5 +1,5 @@
+import type { Tenant } from "@resident/admin-api";
 import { describeProblem } from "../api-errors.ts";
-import type { Tenant } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
 import { cardForm } from "../components/card-form.ts";
 import { dataTable } from "../components/data-table.ts";

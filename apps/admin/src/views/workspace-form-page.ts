@@ -1,5 +1,5 @@
+import type { FailMode, PlatformView, Workspace, WorkspaceInput } from "@resident/admin-api";
 import { describeProblem } from "../api-errors.ts";
-import type { FailMode, PlatformView, Workspace, WorkspaceInput } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
 import { credentialInputs } from "../components/credential-inputs.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";

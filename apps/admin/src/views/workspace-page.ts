@@ -1,5 +1,5 @@
+import type { ConnectionTest, PlatformView, StatRange, Workspace } from "@resident/admin-api";
 import { connectProblem, describeProblem } from "../api-errors.ts";
-import type { ConnectionTest, PlatformView, StatRange, Workspace } from "../api-types.ts";
 import { activitySummary } from "../components/activity-summary.ts";
 import { copyField } from "../components/copy-field.ts";
 import { livePanel } from "../components/live-panel.ts";

@@ -1,4 +1,4 @@
-import type { TenantStats, Workspace } from "../api-types.ts";
+import type { TenantStats, Workspace } from "@resident/admin-api";
 import { activitySummary } from "../components/activity-summary.ts";
 import { livePanel } from "../components/live-panel.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";

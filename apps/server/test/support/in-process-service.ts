@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { AdminApi } from "@resident/admin-api";
 import type { PlatformDescriptor } from "@resident/core";
-import { AdminClient } from "@resident/testkit";
 import { FakeAnthropic } from "@resident/testkit/anthropic";
 import { createDatabase } from "@resident/testkit/processes";
 import { FakeSlack } from "@resident/testkit/slack";
@@ -18,7 +18,7 @@ export interface InProcessService {
   logs: string[];
   /** Secrets configured for this run, none of which may ever appear in a log line or an API response. */
   secrets: string[];
-  operator: AdminClient;
+  operator: AdminApi;
   close(): Promise<void>;
 }
 
@@ -68,7 +68,7 @@ export async function startInProcessService(
     llm,
     logs,
     secrets: [adminToken, secretKey, apiKey],
-    operator: new AdminClient(service.url, adminToken),
+    operator: new AdminApi(adminToken, service.url),
     async close() {
       await service.close();
       await Promise.all([slack.close(), llm.close()]);

@@ -1,18 +1,14 @@
 import {
-  addCounts,
-  bucketStart,
   emptyCounts,
-  latestActivity,
   type StatCounts,
   type StatIncrement,
   type StatPoint,
   type StatRange,
   type StatsStore,
-  seriesBuckets,
-  seriesResolutions,
   statRanges,
   type WorkspaceActivity,
 } from "@resident/core";
+import { addCounts, bucketStart, latestActivity, seriesBuckets, seriesResolutions } from "../stats-series.ts";
 
 /** One workspace's stats: totals, latest activity, and the counts per bucket of each range's series. */
 interface WorkspaceStats {

@@ -1,5 +1,4 @@
 import {
-  bucketStart,
   emptyCounts,
   type FailureStage,
   type StatCounter,
@@ -8,13 +7,12 @@ import {
   type StatPoint,
   type StatRange,
   type StatsStore,
-  seriesBuckets,
-  seriesResolutions,
   statCounters,
   statRanges,
   type WorkspaceActivity,
 } from "@resident/core";
 import type { ChainableCommander } from "ioredis";
+import { bucketStart, seriesBuckets, seriesResolutions } from "../stats-series.ts";
 import type { RedisClient } from "./connection.ts";
 import { execAll } from "./exec-all.ts";
 import { RedisPort, type RedisStoreOptions } from "./store-call.ts";

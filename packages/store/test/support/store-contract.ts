@@ -10,8 +10,9 @@ import type {
   StatRange,
   StatsStore,
 } from "@resident/core";
-import { bucketStart, emptyCounts } from "@resident/core";
+import { emptyCounts } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bucketStart } from "../../src/stats-series.ts";
 import { claimCases, fresh } from "./claim-contract.ts";
 
 export interface StoreBackend {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { AdminClient } from "../admin-client.ts";
+import { AdminApi } from "@resident/admin-api";
 import { type AnthropicCall, FakeAnthropic, type FakeAnthropicOptions } from "../anthropic/index.ts";
 import { FakeChatwork, type FakeChatworkOptions } from "../chatwork/index.ts";
 import { freePort } from "../processes/free-port.ts";
@@ -53,7 +53,7 @@ export interface Deployment {
   /** The front door: nginx (or the first instance without nginx). */
   url: string;
   /** The operator, through the front door. */
-  operator: AdminClient;
+  operator: AdminApi;
   adminToken: string;
   instances: DeployedInstance[];
   redis: RedisServer;
@@ -184,7 +184,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       });
     }
     const url = nginx?.url ?? (instances[0] as DeployedInstance).url;
-    const operator = new AdminClient(url, adminToken);
+    const operator = new AdminApi(adminToken, url);
     const need = <T>(fake: T | undefined, platform: FakePlatform): T => {
       if (!fake) throw new Error(`this deployment runs no fake ${platform} (options.platforms)`);
       return fake;

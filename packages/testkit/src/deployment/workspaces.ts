@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { AdminApi } from "@resident/admin-api";
 import type { InboundRequest } from "@resident/core";
-import type { AdminClient } from "../admin-client.ts";
 import {
   type FakeChatworkAccount,
   type FakeChatworkRoom,
@@ -39,7 +39,7 @@ type Settings = Record<string, unknown>;
 
 interface Connected {
   tenantId: string;
-  tenantAdmin: AdminClient;
+  tenantAdmin: AdminApi;
   workspaceId: string;
   /** `/slack/events/<id>`, `/teams/messages/<id>`, `/chatwork/webhook/<id>`. */
   webhookPath: string;
@@ -52,7 +52,7 @@ interface Connected {
 function connected(
   baseUrl: string,
   tenantId: string,
-  tenantAdmin: AdminClient,
+  tenantAdmin: AdminApi,
   workspace: { id: string; webhookPath: string },
 ): Connected {
   return {
@@ -84,7 +84,7 @@ export interface DeployedSlackWorkspace extends SlackWorkspace, Connected {
 
 export async function connectSlack(
   baseUrl: string,
-  operator: AdminClient,
+  operator: AdminApi,
   slack: FakeSlack,
   settings: Settings = {},
 ): Promise<DeployedSlackWorkspace> {
@@ -120,11 +120,11 @@ export interface DeployedTeamsWorkspace extends Connected {
 
 export async function connectTeams(
   baseUrl: string,
-  operator: AdminClient,
+  operator: AdminApi,
   bf: FakeBotFramework,
   settings: Settings = {},
 ): Promise<DeployedTeamsWorkspace> {
-  const tenant = await operator.createTenant(`teams tenant ${tag()}`);
+  const tenant = await operator.tenantWithAdmin(`teams tenant ${tag()}`);
   const appId = randomUUID();
   const appPassword = `pw~${randomBytes(16).toString("base64url")}`;
   bf.registerApp(appId, appPassword);
@@ -215,7 +215,7 @@ let nextRoomId = 210_000_000 + Math.floor(Math.random() * 1_000_000);
 
 export async function connectChatwork(
   baseUrl: string,
-  operator: AdminClient,
+  operator: AdminApi,
   directory: ChatworkDirectory,
   options: { rooms?: number; settings?: Settings } = {},
 ): Promise<DeployedChatworkWorkspace> {
@@ -237,7 +237,7 @@ export async function connectChatwork(
   const accountSetting = String(1000 + Math.floor(Math.random() * 9000));
   const roomSetting = String(10_000 + Math.floor(Math.random() * 90_000));
 
-  const tenant = await operator.createTenant(`chatwork tenant ${tag()}`);
+  const tenant = await operator.tenantWithAdmin(`chatwork tenant ${tag()}`);
   const workspace = await tenant.admin.createWorkspace(tenant.tenantId, {
     platform: "chatwork",
     name: "Chatwork support",

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import type { AdminClient } from "../admin-client.ts";
+import type { AdminApi } from "@resident/admin-api";
 import { type Delivered, deliver } from "../deliver.ts";
 import type { FakeSlack, FakeSlackBot } from "./fake-slack.ts";
 import { type SlackSigningOptions, signSlackRequest } from "./signed-requests.ts";
 
 export interface SlackWorkspace {
   tenantId: string;
-  tenantAdmin: AdminClient;
+  tenantAdmin: AdminApi;
   tenantToken: string;
   workspaceId: string;
   webhookUrl: string;
@@ -19,11 +19,11 @@ export interface SlackWorkspace {
 /** A tenant with a Slack workspace connected through the admin API, its bot installed in the fake Slack. */
 export async function connectSlackWorkspace(
   baseUrl: string,
-  operator: AdminClient,
+  operator: AdminApi,
   slack: FakeSlack,
   settings: Record<string, unknown> = {},
 ): Promise<SlackWorkspace> {
-  const tenant = await operator.createTenant(`tenant ${randomBytes(3).toString("hex")}`);
+  const tenant = await operator.tenantWithAdmin(`tenant ${randomBytes(3).toString("hex")}`);
   const bot = slack.addBot();
   const signingSecret = randomBytes(16).toString("hex");
   const workspace = await tenant.admin.createWorkspace(tenant.tenantId, {

@@ -1,4 +1,4 @@
-import type { PlatformGuide } from "@resident/core";
+import type { PlatformGuide } from "@resident/admin-api";
 
 /** The console's page for Testchat, the chat platform that exists only in tests. */
 export const testchatGuide: PlatformGuide = {

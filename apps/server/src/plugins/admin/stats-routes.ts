@@ -1,11 +1,5 @@
-import {
-  emptyCounts,
-  type StatsStore,
-  seriesResolutions,
-  statCounters,
-  statRanges,
-  type WorkspaceActivity,
-} from "@resident/core";
+import { emptyCounts, type StatsStore, statCounters, statRanges, type WorkspaceActivity } from "@resident/core";
+import { seriesResolutions } from "@resident/store";
 import type { TenantRegistry } from "@resident/tenants";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";

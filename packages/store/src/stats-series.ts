@@ -1,4 +1,4 @@
-import type { StatCounts, StatRange, WorkspaceActivity } from "./ports/stats-store.ts";
+import type { StatCounts, StatRange, WorkspaceActivity } from "@resident/core";
 
 export interface SeriesResolution {
   bucketMs: number;

@@ -3,7 +3,6 @@ import type {
   FailMode,
   FailureStage,
   Platform,
-  PlatformGuide,
   StatCounts,
   StatRange,
   WorkspaceSettingsInput,
@@ -17,6 +16,7 @@ import type {
   TokenRecord,
   WorkspaceRecord,
 } from "@resident/tenants";
+import type { PlatformGuide } from "./platform-guide.ts";
 
 /** The admin API's answers, as apps/server/src/plugins/admin-api.ts sends them. */
 
@@ -54,7 +54,7 @@ export interface WorkspaceInput {
   name: string;
   credentials?: Record<string, string | string[]>;
   /** On create, only what is set; on update, null puts a setting back to its default. */
-  settings: Partial<Record<keyof WorkspaceSettingsInput, string | number | null>>;
+  settings?: Partial<Record<keyof WorkspaceSettingsInput, string | number | null>>;
 }
 
 export interface Activity {

@@ -1,4 +1,4 @@
-import type { FailMode } from "../settings.ts";
+import type { FailMode } from "@resident/core";
 
 /** The languages the admin console speaks. */
 export type ConsoleLanguage = "en" | "ja";

@@ -28,9 +28,29 @@ export class ApiError extends Error {
   }
 }
 
-/** `/admin/api` with one admin token. */
+/** One answer of the admin API as it came: its status, its JSON body (undefined when empty), its headers. */
+export interface AdminResponse<T = Record<string, unknown>> {
+  status: number;
+  statusText: string;
+  body: T;
+  headers: Headers;
+}
+
+/**
+ * `/admin/api` with one admin token: the console's client in the browser (same origin, `baseUrl` ""), and the tests',
+ * the demo's and the bench's against a running service. The typed methods throw ApiError on a refusal; `request`
+ * hands back any answer as it is, for tests of refusals.
+ */
 export class AdminApi {
-  constructor(private readonly token: string) {}
+  constructor(
+    readonly token: string,
+    readonly baseUrl = "",
+  ) {}
+
+  /** The same service with another token. */
+  as(token: string): AdminApi {
+    return new AdminApi(token, this.baseUrl);
+  }
 
   me = () => this.call<Me>("GET", "/me");
   platforms = () => this.call<PlatformView[]>("GET", "/platforms");
@@ -58,8 +78,15 @@ export class AdminApi {
     this.call<Series>("GET", `/tenants/${tenantId}/workspaces/${id}/series?range=${range}`);
   audit = (tenantId: string) => this.call<AuditEntry[]>("GET", `/tenants/${tenantId}/audit`);
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`/admin/api${path}`, {
+  /** A new tenant and an admin of its own (a tenant token, and a client that uses it). */
+  async tenantWithAdmin(name: string): Promise<{ tenantId: string; token: string; admin: AdminApi }> {
+    const { id } = await this.createTenant(name);
+    const { token } = await this.issueToken(id);
+    return { tenantId: id, token, admin: this.as(token) };
+  }
+
+  async request<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<AdminResponse<T>> {
+    const response = await fetch(`${this.baseUrl}/admin/api${path}`, {
       method,
       cache: "no-store",
       headers: {
@@ -69,11 +96,33 @@ export class AdminApi {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    const answer = text ? JSON.parse(text) : undefined;
-    if (!response.ok) {
-      const retryAfter = Number(response.headers.get("retry-after")) || undefined;
-      throw new ApiError(response.status, answer?.error ?? response.statusText, answer ?? {}, retryAfter);
-    }
-    return answer as T;
+    const { status, statusText, headers } = response;
+    return { status, statusText, body: (text ? JSON.parse(text) : undefined) as T, headers };
   }
+
+  /** Like `request`, but throws unless the status is the one expected. */
+  async expect<T = Record<string, unknown>>(status: number, method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.request<T>(method, path, body);
+    if (response.status !== status) {
+      throw new Error(`${method} ${path}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
+    }
+    return response.body;
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const { status, statusText, body: answer, headers } = await this.request<T & ApiRefusal>(method, path, body);
+    if (status < 200 || status > 299) {
+      const retryAfter = Number(headers.get("retry-after")) || undefined;
+      throw new ApiError(status, answer?.error ?? statusText, answer ?? {}, retryAfter);
+    }
+    return answer;
+  }
+}
+
+/** What the admin API says when it refuses. */
+interface ApiRefusal {
+  error?: string;
+  issues?: string[];
+  reason?: string;
+  detail?: string;
 }

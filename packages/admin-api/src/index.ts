@@ -1,0 +1,3 @@
+export type * from "./api-types.ts";
+export * from "./client.ts";
+export type * from "./platform-guide.ts";
