@@ -1,3 +1,5 @@
+// The one file of core the console takes: a subpath, so the browser bundle has none of the pipeline.
+import { retryAfterMs } from "@resident/core/retry-after";
 import type {
   AuditEntry,
   ConnectionTest,
@@ -112,7 +114,8 @@ export class AdminApi {
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const { status, statusText, body: answer, headers } = await this.request<T & ApiRefusal>(method, path, body);
     if (status < 200 || status > 299) {
-      const retryAfter = Number(headers.get("retry-after")) || undefined;
+      const waitMs = retryAfterMs(headers.get("retry-after"));
+      const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
       throw new ApiError(status, answer?.error ?? statusText, answer ?? {}, retryAfter);
     }
     return answer;
