@@ -52,7 +52,7 @@ export interface StatsStore {
   read(tenantId: string): Promise<Record<string, StatCounts>>;
   /** The latest activity of every workspace `read` lists (`{}` where none is known), keyed by workspace id. */
   activity(tenantId: string): Promise<Record<string, WorkspaceActivity>>;
-  /** The workspace's counts per bucket over the range, oldest first, quiet buckets included (see seriesBuckets). */
+  /** The workspace's counts per bucket over the range, oldest first, quiet buckets included (store's seriesBuckets). */
   series(tenantId: string, workspaceId: string, range: StatRange): Promise<StatPoint[]>;
 }
 
