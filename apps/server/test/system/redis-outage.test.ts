@@ -109,8 +109,10 @@ async function stormThrough(outage: Outage): Promise<void> {
       .llm.calls()
       .filter((call) => call.status === undefined && d().instanceOf(call) === instance);
   const victim = [...d().instances].sort((a, b) => inFlight(b).length - inFlight(a).length)[0] as DeployedInstance;
-  const heldAtKill = new Set(inFlight(victim).map(llmTag));
   await victim.kill();
+  // Read after the kill: a call the victim opened while it was being chosen was in flight at its death too. The fake
+  // holds every answer for holdMs, far longer than a kill takes, so those calls are still open here.
+  const heldAtKill = new Set(inFlight(victim).map(llmTag));
 
   await settle(Math.max(0, outage.ms - (Date.now() - began)));
   await outage.end();
