@@ -1,0 +1,314 @@
+/**
+ * `npm run bench:profile`: where the servers' CPU and Redis' commands go per message, under the bench's load.
+ *  1. CPU: three instances behind nginx (ROLE=all, instant fake LLM), warmed up, then N distinct mentions end to end
+ *     with V8's sampling profiler running in every instance (cpu-profile-hook.mjs, started and stopped by SIGUSR2
+ *     around the window). Self time is summed per component (the package or node subsystem a frame belongs to), and
+ *     node's own frames are also charged to the nearest package that called them.
+ *  2. Redis: a batch of distinct mentions and a twin storm (each message as app_mention + message, 2–4 copies each)
+ *     under MONITOR, every command (those inside scripts too) charged to the connection and the script that ran it.
+ * Prints both; the .cpuprofile files stay in BENCH_PROFILE_DIR (default a temp dir) for a flame graph viewer.
+ */
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
+import { appMention, twinOf } from "@resident/testkit/slack";
+import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
+import { RedisProbe } from "./redis-probe.ts";
+
+const warmup = Number(process.env.BENCH_PROFILE_WARMUP ?? 8_000);
+const profiled = Number(process.env.BENCH_PROFILE_MESSAGES ?? 4_000);
+const monitored = Number(process.env.BENCH_PROFILE_MONITORED ?? 500);
+const hook = fileURLToPath(new URL("./cpu-profile-hook.mjs", import.meta.url));
+const say = (line = "") => process.stdout.write(`${line}\n`);
+
+const dir = process.env.BENCH_PROFILE_DIR ?? (await mkdtemp(join(tmpdir(), "resident-profile-")));
+await mkdir(dir, { recursive: true });
+const dep = await startDeployment({
+  instances: 3,
+  platforms: ["slack"],
+  env: { NODE_OPTIONS: `--import=${hook}`, CPU_PROFILE_DIR: dir, ...extraEnv() },
+});
+try {
+  await run(dep);
+} finally {
+  await dep.close();
+}
+
+/** BENCH_PROFILE_ENV="A=1,B=2": settings to profile the servers under. */
+function extraEnv(): Record<string, string> {
+  const pairs = (process.env.BENCH_PROFILE_ENV ?? "").split(",").filter(Boolean);
+  return Object.fromEntries(pairs.map((pair) => pair.split("=", 2) as [string, string]));
+}
+
+async function run(dep: Deployment): Promise<void> {
+  const ws = await dep.connectSlack();
+  const posts = () => dep.slack.callsTo("chat.postMessage").length;
+  /** Fires the requests and waits for `answers` replies (fewer if some deliveries were not accepted). */
+  const endToEnd = async (requests: PreparedRequest[], messages: number) => {
+    const before = posts();
+    const connections = Math.min(64, requests.length);
+    const fired = await closedLoop(dep.url, new RequestFeed(requests), { connections, amount: requests.length });
+    const answers = messages - (fired.sent - fired.ok);
+    const deadline = performance.now() + 240_000;
+    while (posts() - before < answers) {
+      if (performance.now() > deadline) throw new Error(`only ${posts() - before} of ${answers} answered`);
+      await sleep(50);
+    }
+  };
+  process.stderr.write(`· warm-up: ${warmup} mentions end to end\n`);
+  await endToEnd(mentions(ws, warmup), warmup);
+  await sleep(2_000);
+
+  process.stderr.write(`· profiling: ${profiled} mentions end to end\n`);
+  const pids = dep.instances.map((instance) => instance.pid ?? 0);
+  const cpuBefore = await Promise.all(pids.map(cpuMs));
+  for (const pid of pids) process.kill(pid, "SIGUSR2");
+  const started = performance.now();
+  await endToEnd(mentions(ws, profiled), profiled);
+  const seconds = (performance.now() - started) / 1000;
+  for (const pid of pids) process.kill(pid, "SIGUSR2");
+  const cpuAfter = await Promise.all(pids.map(cpuMs));
+  const serverMs = cpuAfter.reduce((sum, ms, i) => sum + ms - (cpuBefore[i] ?? 0), 0);
+  await sleep(1_500);
+  say(`CPU profile: ${profiled} mentions end to end in ${seconds.toFixed(1)} s, 3 instances, ROLE=all`);
+  say(`servers' CPU (/proc): ${(serverMs / profiled).toFixed(2)} ms per message`);
+  say(summarize(await readProfiles(dir), serverMs / profiled));
+
+  const probe = new RedisProbe(dep.redis.url);
+  try {
+    const shas = await scriptNames();
+    for (const [what, requests, count] of [
+      ["distinct mentions", mentions(ws, monitored), monitored],
+      ["twin storm", twinStorm(ws, monitored), monitored],
+    ] as const) {
+      process.stderr.write(`· Redis under MONITOR: ${count} messages, ${what} (${requests.length} deliveries)\n`);
+      const seen = await watch(probe, () => endToEnd(requests, count).then(() => sleep(2_500)));
+      say();
+      say(`Redis commands per message, ${what} (${requests.length / count} deliveries each), by source`);
+      say(tallyCommands(seen, shas, count));
+    }
+  } finally {
+    probe.close();
+  }
+  say(`\nprofiles in ${dir}`);
+}
+
+function mentions(ws: DeployedSlackWorkspace, count: number): PreparedRequest[] {
+  return Array.from({ length: count }, (_, i) => signed(ws, appMention(ws.bot, `profiled question ${i}`)));
+}
+
+/** Every message as app_mention and its message.channels twin, each delivered 2–4 times, the copies side by side. */
+function twinStorm(ws: DeployedSlackWorkspace, count: number): PreparedRequest[] {
+  const out: PreparedRequest[] = [];
+  for (let i = 0; i < count; i++) {
+    const mention = appMention(ws.bot, `stormed question ${i}`);
+    for (const body of [mention, twinOf(mention)]) {
+      for (let k = 0, n = 2 + (i % 3); k < n; k++) out.push(signed(ws, body));
+    }
+  }
+  return out;
+}
+
+function signed(ws: DeployedSlackWorkspace, body: unknown): PreparedRequest {
+  const request = ws.request(body);
+  return { path: ws.webhookPath, headers: request.headers, body: request.rawBody };
+}
+
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+// ─── CPU profiles ───────────────────────────────────────────────────────────────────────────────────────────────
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+async function readProfiles(dir: string): Promise<Profile[]> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith(".cpuprofile"));
+  return Promise.all(files.map(async (file) => JSON.parse(await readFile(join(dir, file), "utf8")) as Profile));
+}
+
+/** The component a frame belongs to: a package of ours, a dependency, a node subsystem, or V8's own buckets. */
+function component(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith("(") ? functionName : "(native)";
+  const ours = /\/(packages|apps)\/([^/]+)\/src\//.exec(url);
+  if (ours && !url.includes("node_modules")) return `resident ${ours[2]}`;
+  const dependency = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (dependency) return dependency[1] as string;
+  const internal = /^node:(?:internal\/)?(?:deps\/)?([^/]+)/.exec(url);
+  if (internal) return `node:${(internal[1] as string).replace(/_.*$/, "").replace(/\.js$/, "")}`;
+  return url;
+}
+
+function chargeable(name: string): boolean {
+  return name.startsWith("node:") || name === "(native)";
+}
+
+/**
+ * The profiler samples wall time: a process the kernel has descheduled (three instances on two cores) still gets
+ * samples. So the samples give shares, and the shares are scaled to the CPU /proc counted (`cpuMsPerMessage`).
+ */
+function summarize(profiles: Profile[], cpuMsPerMessage: number): string {
+  const self = new Map<string, number>();
+  const charged = new Map<string, number>();
+  let totalUs = 0;
+  for (const profile of profiles) {
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parent = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    profile.samples.forEach((id, i) => {
+      const node = byId.get(id);
+      const us = profile.timeDeltas[i] ?? 0;
+      if (!node || node.callFrame.functionName === "(idle)") return;
+      totalUs += us;
+      const own = component(node.callFrame.url, node.callFrame.functionName);
+      self.set(own, (self.get(own) ?? 0) + us);
+      // node's own code (http, streams, timers…) and V8's builtins are charged to the nearest package that called them.
+      let payer = own;
+      for (let up = parent.get(id); chargeable(payer) && up !== undefined; up = parent.get(up)) {
+        const frame = byId.get(up)?.callFrame;
+        if (frame?.url && !frame.url.startsWith("node:")) payer = component(frame.url, frame.functionName);
+      }
+      charged.set(payer, (charged.get(payer) ?? 0) + us);
+    });
+  }
+  const rows = [...new Set([...self.keys(), ...charged.keys()])]
+    .map((name) => ({ name, self: self.get(name) ?? 0, charged: charged.get(name) ?? 0 }))
+    .filter((row) => row.self + row.charged > totalUs * 0.004);
+  const ms = (us: number) => ((us / totalUs) * cpuMsPerMessage).toFixed(3);
+  const share = (us: number) => `${((100 * us) / totalUs).toFixed(1)} %`;
+  const lines = [
+    `${"component".padEnd(34)}${"self ms/msg".padStart(12)}${"share".padStart(8)}${"with node's and V8's frames it called".padStart(40)}`,
+  ];
+  rows.sort((a, b) => b.charged - a.charged);
+  for (const row of rows) {
+    lines.push(
+      `${row.name.padEnd(34)}${ms(row.self).padStart(12)}${share(row.self).padStart(8)}${`${ms(row.charged)}  ${share(row.charged)}`.padStart(40)}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+// ─── Redis commands by source ───────────────────────────────────────────────────────────────────────────────────
+
+interface Seen {
+  source: string;
+  args: string[];
+}
+
+async function watch(
+  probe: RedisProbe,
+  during: () => Promise<unknown>,
+): Promise<{ seen: Seen[]; names: Map<string, string> }> {
+  const client = probe.client;
+  if (!("monitor" in client)) throw new Error("MONITOR needs a standalone Redis");
+  const monitor = await client.monitor();
+  const seen: Seen[] = [];
+  monitor.on("monitor", (_time: string, args: string[], source: string) => seen.push({ source, args }));
+  await during();
+  const list = String(await client.call("CLIENT", "LIST"));
+  monitor.disconnect();
+  const names = new Map<string, string>();
+  for (const line of list.split("\n")) {
+    const addr = /\baddr=(\S+)/.exec(line)?.[1];
+    if (addr) names.set(addr, /\bname=(\S*)/.exec(line)?.[1] ?? "");
+  }
+  return { seen, names };
+}
+
+/** SHA1 → name of every script the service loads: BullMQ's and ours (ioredis sends them by SHA). */
+async function scriptNames(): Promise<Map<string, string>> {
+  const shas = new Map<string, string>();
+  const scripts = fileURLToPath(new URL("../../node_modules/bullmq/dist/esm/scripts/", import.meta.url));
+  for (const file of (await readdir(scripts)).filter((f) => /^[a-zA-Z]+-\d+\.js$/.test(f))) {
+    const { [Object.keys(await import(join(scripts, file)))[0] as string]: script } = await import(join(scripts, file));
+    const { name, content } = script as { name: string; content: string };
+    shas.set(createHash("sha1").update(content).digest("hex"), `bullmq ${name}`);
+  }
+  return shas;
+}
+
+/** `rsd:event:…` → `event`: what kind of key a script of ours works on. */
+function keyKind(key: string): string {
+  return /^rsd:([a-z]+)/.exec(key)?.[1] ?? key;
+}
+
+function roleOf(name: string | undefined): string {
+  if (!name) return "unnamed";
+  if (name.startsWith("{rsd}:")) return "worker (blocking)";
+  const [owner, role] = name.split(":");
+  return owner === "resident" && role ? role : name;
+}
+
+function tallyCommands(
+  { seen, names }: { seen: Seen[]; names: Map<string, string> },
+  shas: Map<string, string>,
+  messages: number,
+): string {
+  const rows = new Map<string, { trips: number; commands: number }>();
+  const open = new Map<string, string>();
+  let current = "";
+  let trips = 0;
+  let commands = 0;
+  const count = (key: string, trip: number) => {
+    const row = rows.get(key) ?? { trips: 0, commands: 0 };
+    row.trips += trip;
+    row.commands += 1;
+    rows.set(key, row);
+    trips += trip;
+    commands += 1;
+  };
+  for (const { source, args } of seen) {
+    const command = String(args[0] ?? "").toLowerCase();
+    if (source === "lua") {
+      count(current, 0);
+      continue;
+    }
+    const role = roleOf(names.get(source));
+    if (role.endsWith("bench-probe")) continue;
+    const block = open.get(source);
+    if (command === "multi") {
+      open.set(source, "");
+      current = `${role} · MULTI`;
+      count(current, 0);
+    } else if (command === "exec" || command === "discard") {
+      current = `${role} · MULTI ${block}`;
+      count(current, 1);
+      open.delete(source);
+    } else if (block !== undefined) {
+      if (!block) open.set(source, keyKind(String(args[1] ?? "")));
+      count(`${role} · MULTI`, 0);
+    } else if (command === "evalsha" || command === "eval") {
+      const sha = command === "eval" ? createHash("sha1").update(String(args[1])).digest("hex") : String(args[1]);
+      current = `${role} · ${shas.get(sha) ?? `our script on ${keyKind(String(args[3]))}`}`;
+      count(current, 1);
+    } else {
+      current = `${role} · ${command}`;
+      count(current, 1);
+    }
+  }
+  // A MULTI's inner commands are counted as they arrive, before its EXEC names the block: they stay a row of their own.
+  const per = (n: number) => (n / messages).toFixed(2);
+  const lines = [
+    `${"source (connection · command or script)".padEnd(52)}${"round trips".padStart(12)}${"commands".padStart(10)}`,
+  ];
+  for (const [key, row] of [...rows.entries()].sort((a, b) => b[1].commands - a[1].commands)) {
+    if (row.commands / messages < 0.01) continue;
+    lines.push(`${key.padEnd(52)}${per(row.trips).padStart(12)}${per(row.commands).padStart(10)}`);
+  }
+  lines.push(`${"all".padEnd(52)}${per(trips).padStart(12)}${per(commands).padStart(10)}`);
+  return lines.join("\n");
+}
