@@ -4,7 +4,7 @@ import { toQueued } from "./chat-event.ts";
 import { DatabaseUnavailableError, MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { eventKey } from "./keys.ts";
-import type { JobQueue } from "./ports/job-queue.ts";
+import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
 import type { Inbound, InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
@@ -158,7 +158,7 @@ export class Ingest {
       return claim;
     });
     if (!claim.claimed) {
-      if (claim.record.state === "in_progress") await this.enqueue(lane, event);
+      if (claim.record.state === "in_progress") await this.enqueue(lane, event, { probablyStored: true });
       this.deps.telemetry.eventDuplicate(ws);
       return ok({ ok: true, duplicate: true });
     }
@@ -168,16 +168,18 @@ export class Ingest {
       await lane.gate.abandon(event, claim.token).catch(() => {});
       throw error;
     }
-    // The job is durable now; should this mark fail, the lease lapses and a redelivery finds the job id taken.
-    await lane.gate
+    // The job is durable now, so the ack does not wait for this mark: until it lands a redelivery finds the claim
+    // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
+    // redelivery finds the job id taken. One round trip off every ack.
+    void lane.gate
       .markQueued(event, claim.token, workspace.settings.eventTtlSeconds * 1000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"));
     return ok();
   }
 
-  private enqueue(lane: Lane, event: ChatEvent): Promise<void> {
+  private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {
     return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
-      lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }),
+      lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }, options),
     );
   }
 }

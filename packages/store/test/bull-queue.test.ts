@@ -77,6 +77,19 @@ describe("BullQueue", () => {
     expect(seen).toEqual([{ id: "event:ws:dup", attempt: 1, data: { n: 1 } }]);
   });
 
+  it("adds a job marked probably stored when it is missing, and leaves a stored one alone", async () => {
+    const { queue, seen, consume } = await queueWith();
+    await queue.enqueue("event:ws:copy", { n: 1 }, { probablyStored: true });
+    await queue.enqueue("event:ws:copy", { n: 2 }, { probablyStored: true });
+    await queue.enqueue("event:ws:copy", { n: 3 });
+    expect(await queue.depth()).toBe(1);
+    consume();
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+    await queue.enqueue("event:ws:copy", { n: 4 }, { probablyStored: true });
+    expect(await queue.depth()).toBe(0);
+    expect(seen).toEqual([{ id: "event:ws:copy", attempt: 1, data: { n: 1 } }]);
+  });
+
   it("counts waiting, delayed and running jobs in its depth", async () => {
     const { queue, seen, consume } = await queueWith({ backoffMs: 60_000 });
     await queue.enqueue("a", { n: 1 });

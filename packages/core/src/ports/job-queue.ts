@@ -12,6 +12,14 @@ export interface Consumer {
   close(): Promise<void>;
 }
 
+export interface EnqueueOptions {
+  /**
+   * The job is probably stored already (a copy of a delivery whose claim another instance holds): a queue whose add
+   * costs much more than a lookup may look the id up first and add only when it is missing.
+   */
+  probablyStored?: boolean;
+}
+
 /**
  * A durable queue between the ack and the answer. A handler that throws is retried with exponential backoff and
  * jitter up to the queue's attempt limit, unless it threw a PermanentSendError: that job ends at once. A consumer that
@@ -19,7 +27,7 @@ export interface Consumer {
  */
 export interface JobQueue<T> {
   /** Resolves once the job is stored. A job id already known to the queue is not added twice. */
-  enqueue(id: string, data: T): Promise<void>;
+  enqueue(id: string, data: T, options?: EnqueueOptions): Promise<void>;
   consume(handler: JobHandler<T>): Consumer;
   /** Jobs waiting, delayed for a retry, or running. */
   depth(): Promise<number>;

@@ -19,7 +19,9 @@ export class RedisConversationMemory extends RedisPort implements ConversationMe
   append(conversationKey: string, turns: Turn[], keep: number, ttlMs: number): Promise<void> {
     const key = this.prefix + conversationKey;
     return this.call("append", async () => {
-      const batch = this.client.multi();
+      // A pipeline, not MULTI: a reader between the push and the trim sees at most the turns just pushed on top,
+      // and recent() reads the newest few anyway — atomicity would cost two more commands per answer.
+      const batch = this.client.pipeline();
       if (turns.length > 0)
         batch.rpush(key, ...turns.map((turn) => JSON.stringify({ role: turn.role, text: turn.text })));
       await execAll(batch.ltrim(key, -keep, -1).pexpire(key, ttlMs));
