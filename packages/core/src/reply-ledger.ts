@@ -4,7 +4,8 @@ import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 
 export type ReplyClaim =
-  | { outcome: "claimed"; token: string }
+  /** `journaled`: the answer an earlier attempt journaled, read with the claim. */
+  | { outcome: "claimed"; token: string; journaled?: string }
   /** The message was answered already. */
   | { outcome: "answered" }
   /** A twin job (another delivery of the same message) is answering it now; its own job will finish the work. */
@@ -39,8 +40,8 @@ export class ReplyLedger {
   ) {}
 
   async claim(event: QueuedEvent, jobId: string): Promise<ReplyClaim> {
-    const result = await this.store.claim(replyKey(event), jobId, this.leaseMs);
-    if (result.claimed) return { outcome: "claimed", token: result.token };
+    const result = await this.store.claim(replyKey(event), jobId, this.leaseMs, answerKey(event));
+    if (result.claimed) return { outcome: "claimed", token: result.token, journaled: result.journaled };
     if (result.record.state === "done") return { outcome: "answered" };
     return result.record.owner === jobId ? { outcome: "held-by-earlier-attempt" } : { outcome: "answering-elsewhere" };
   }
@@ -49,9 +50,13 @@ export class ReplyLedger {
     return holdLease(this.store, replyKey(event), token, this.leaseMs);
   }
 
-  /** Records what was posted (the platform's message id, or `outcomeUnknown`). */
-  commit(event: QueuedEvent, token: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.store.commit(replyKey(event), token, value, ttlMs);
+  /**
+   * Records what was posted (the platform's message id, or `outcomeUnknown`). A first sender's mark ends with the
+   * commit, in the same step: once the reply is recorded nobody needs to read the platform back.
+   */
+  commit(event: QueuedEvent, token: string, value: string, ttlMs: number, sending?: SendStart): Promise<boolean> {
+    const mark = sending?.first ? { key: sendingKey(event), token: sending.token } : undefined;
+    return this.store.commit(replyKey(event), token, value, ttlMs, mark);
   }
 
   release(event: QueuedEvent, token: string): Promise<boolean> {
@@ -63,18 +68,13 @@ export class ReplyLedger {
     return this.store.journal(answerKey(event), text, ttlMs);
   }
 
-  /** The answer an earlier attempt journaled, if any. */
-  journaledAnswer(event: QueuedEvent): Promise<string | undefined> {
-    return this.store.journaled(answerKey(event));
-  }
-
   /** Marks the post as under way, for as long as the reply's own marker will live. */
   async beginSend(event: QueuedEvent, jobId: string, ttlMs: number): Promise<SendStart> {
     const mark = await this.store.claim(sendingKey(event), jobId, ttlMs);
     return mark.claimed ? { first: true, token: mark.token } : { first: false };
   }
 
-  /** Clears the mark once the reply is committed, or once its post certainly failed. */
+  /** Clears the mark once its post certainly failed (a commit clears it otherwise). */
   endSend(event: QueuedEvent, token: string): Promise<boolean> {
     return this.store.release(sendingKey(event), token);
   }

@@ -76,7 +76,7 @@ export class ReplyWorker {
       case "held-by-earlier-attempt":
         throw new ReplyLeaseHeldError(`an earlier attempt of ${job.id} still holds ${replyKey(event)}`);
       case "claimed":
-        return this.answer(job, workspace, adapter, claim.token, ws);
+        return this.answer(job, workspace, adapter, claim, ws);
     }
   }
 
@@ -84,7 +84,7 @@ export class ReplyWorker {
     job: Job<QueuedEvent>,
     workspace: Workspace,
     adapter: PlatformAdapter,
-    token: string,
+    { token, journaled }: { token: string; journaled?: string },
     ws: WorkspaceRef,
   ): Promise<void> {
     const event = job.data;
@@ -100,7 +100,6 @@ export class ReplyWorker {
     let text: string;
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
-      const journaled = await ledger.journaledAnswer(event);
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
       text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
       lease.signal.throwIfAborted();
@@ -139,9 +138,7 @@ export class ReplyWorker {
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
     const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
-    if (await inSpan("commit", {}, async () => this.commit(event, token, value, ttlMs))) {
-      if (sending.first) await ledger.endSend(event, sending.token).catch(() => {});
-    } else {
+    if (!(await inSpan("commit", {}, async () => this.commit(event, token, value, ttlMs, sending)))) {
       telemetry.failure(ws, "commit", "the reply was posted but could not be recorded as sent");
     }
     telemetry.replySent(ws, Date.now() - event.receivedAt);
@@ -188,10 +185,16 @@ export class ReplyWorker {
     return answer.text;
   }
 
-  private async commit(event: QueuedEvent, token: string, value: string, ttlMs: number): Promise<boolean> {
+  private async commit(
+    event: QueuedEvent,
+    token: string,
+    value: string,
+    ttlMs: number,
+    sending: SendStart,
+  ): Promise<boolean> {
     for (let attempt = 1; attempt <= commitAttempts; attempt++) {
       try {
-        if (await this.deps.ledger.commit(event, token, value, ttlMs)) return true;
+        if (await this.deps.ledger.commit(event, token, value, ttlMs, sending)) return true;
         this.deps.logger.error({ replyKey: replyKey(event) }, "reply sent but its claim had passed to another owner");
         return false;
       } catch (err) {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { CorruptRecordError } from "../errors.ts";
-import type { ClaimRecord, ClaimResult, ClaimStore } from "../ports/claim-store.ts";
+import type { ClaimRecord, ClaimResult, ClaimStore, HeldClaim } from "../ports/claim-store.ts";
 import { expiringCache } from "./expiring-cache.ts";
 
 type Held = { record: ClaimRecord; token?: string };
@@ -23,12 +23,13 @@ export class MemoryClaimStore implements ClaimStore {
     this.claims = expiringCache<Held>(options.now ?? Date.now, options.maxClaims);
   }
 
-  async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+  async claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult> {
     const held = this.claims.peek(key);
     if (held) return { claimed: false, record: held.record };
     const token = randomUUID();
     this.claims.set(key, { record: { state: "in_progress", owner }, token }, { ttl: leaseMs });
-    return { claimed: true, token };
+    const journaled = readJournal === undefined ? undefined : await this.journaled(readJournal);
+    return journaled === undefined ? { claimed: true, token } : { claimed: true, token, journaled };
   }
 
   async extend(key: string, token: string, leaseMs: number): Promise<boolean> {
@@ -37,9 +38,10 @@ export class MemoryClaimStore implements ClaimStore {
     return held !== undefined;
   }
 
-  async commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
+  async commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean> {
     if (!this.held(key, token)) return false;
     this.claims.set(key, { record: { state: "done", value } }, { ttl: ttlMs });
+    if (release) await this.release(release.key, release.token);
     return true;
   }
 

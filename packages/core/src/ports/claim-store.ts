@@ -18,15 +18,33 @@
  */
 export type ClaimRecord = { state: "in_progress"; owner: string } | { state: "done"; value: string };
 
-export type ClaimResult = { claimed: true; token: string } | { claimed: false; record: ClaimRecord };
+export type ClaimResult =
+  /** `journaled`: with `readJournal`, the value journaled under that key, if any. */
+  { claimed: true; token: string; journaled?: string } | { claimed: false; record: ClaimRecord };
 
+/** A claim held by `token`. */
+export interface HeldClaim {
+  key: string;
+  token: string;
+}
+
+/*
+ * The optional arguments fold the reply ledger's neighbouring steps into the claim's and the commit's round trip
+ * (one statement each on PostgreSQL): the answer journaled beside a reply claim, the sending mark ended by the commit.
+ */
 export interface ClaimStore {
-  /** Takes the key if absent. `owner` names the holder (a job id, an instance) for whoever finds the claim. */
-  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult>;
+  /**
+   * Takes the key if absent. `owner` names the holder (a job id, an instance) for whoever finds the claim. With
+   * `readJournal`, a taken claim also carries the value journaled under that key, read after the claim was taken.
+   */
+  claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult>;
   /** Renews the lease; false when the token no longer holds the key. */
   extend(key: string, token: string, leaseMs: number): Promise<boolean>;
-  /** Marks the work done with `value`, kept for `ttlMs`; false when the token no longer holds the key. */
-  commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Marks the work done with `value`, kept for `ttlMs`; false when the token no longer holds the key. With `release`,
+   * that other claim is released too — only if this commit took.
+   */
+  commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean>;
   /** Gives the key back; false when the token no longer holds it. */
   release(key: string, token: string): Promise<boolean>;
   /** Writes `value` under an absent key, kept for `ttlMs`; resolves to the value that stands there (the first). */

@@ -1,12 +1,24 @@
 import { randomBytes } from "node:crypto";
-import { type ClaimRecord, type ClaimResult, type ClaimStore, CorruptRecordError } from "@resident/core";
+import {
+  type ClaimRecord,
+  type ClaimResult,
+  type ClaimStore,
+  CorruptRecordError,
+  type HeldClaim,
+} from "@resident/core";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
-type ClaimRow = { taken: boolean; owner: string | null; done: boolean | null; value: string | null };
+type ClaimRow = {
+  taken: boolean;
+  owner: string | null;
+  done: boolean | null;
+  value: string | null;
+  journaled?: string | null;
+};
 
 /*
- * Takes the key when it is absent or its row has expired, in one statement. When the key is held the statement
- * also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim committed
+ * Takes the key when it is absent or its row has expired, in one statement, which also reads the journal named by $5
+ * (null: none) from the same snapshot. When the key is held the statement also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim committed
  * after it began; `claim` then reads again.
  */
 const claimStatement = `
@@ -18,9 +30,12 @@ with taken as (
     where c.expires_at <= now()
   returning 1
 )
-select true as taken, null as owner, null as done, null as value from taken
+select true as taken, null as owner, null as done, null as value,
+  (select value from lane_claims where key = $5::text and done and expires_at > now()) as journaled
+from taken
 union all
-select false, owner, done, value from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from taken)`;
+select false, owner, done, value, null
+from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from taken)`;
 
 const readStatement =
   "select false as taken, owner, done, value from lane_claims where key = $1 and expires_at > now()";
@@ -36,6 +51,18 @@ returning value`;
 
 /** A row is held by `token` while it is in progress and unexpired. */
 const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
+
+const commitStatement = `update lane_claims set token = null, done = true, value = $3, expires_at = ${msFromNow(4)} where ${heldBy} returning 1`;
+
+/** The commit, and the release of the claim held by $6 under $5 only if the commit took: one statement. */
+const commitAndReleaseStatement = `
+with committed as (${commitStatement}),
+released as (
+  delete from lane_claims
+  where key = $5 and token = $6 and not done and expires_at > now() and exists (select 1 from committed)
+  returning 1
+)
+select 1 from committed`;
 
 export interface PgClaimStoreOptions {
   /** How often expired rows are deleted. Default 60 s. */
@@ -61,14 +88,16 @@ export class PgClaimStore implements ClaimStore {
     this.sweeper.unref();
   }
 
-  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+  claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult> {
     const token = randomBytes(16).toString("base64url");
     return laneCall("claim", async () => {
       // A holder seen by neither read let go in between: the key is free again, so try to take it once more.
       for (let attempt = 1; ; attempt++) {
-        let [row] = await this.sql.query<ClaimRow>(claimStatement, [key, token, owner, leaseMs]);
+        const params = [key, token, owner, leaseMs, readJournal ?? null];
+        let [row] = await this.sql.query<ClaimRow>(claimStatement, params);
         row ??= (await this.sql.query<ClaimRow>(readStatement, [key]))[0];
-        if (row?.taken) return { claimed: true, token };
+        if (row?.taken)
+          return row.journaled == null ? { claimed: true, token } : { claimed: true, token, journaled: row.journaled };
         if (row) return { claimed: false, record: toRecord(row) };
         if (attempt >= 3) throw new Error(`claim of ${key} kept changing hands`);
       }
@@ -103,12 +132,10 @@ export class PgClaimStore implements ClaimStore {
     ]);
   }
 
-  commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.changed(
-      "commit",
-      `update lane_claims set token = null, done = true, value = $3, expires_at = ${msFromNow(4)} where ${heldBy} returning 1`,
-      [key, token, value, ttlMs],
-    );
+  commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean> {
+    const params = [key, token, value, ttlMs];
+    if (!release) return this.changed("commit", commitStatement, params);
+    return this.changed("commit", commitAndReleaseStatement, [...params, release.key, release.token]);
   }
 
   release(key: string, token: string): Promise<boolean> {

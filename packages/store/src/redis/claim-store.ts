@@ -1,4 +1,4 @@
-import { type ClaimResult, type ClaimStore, CorruptRecordError } from "@resident/core";
+import { type ClaimResult, type ClaimStore, CorruptRecordError, type HeldClaim } from "@resident/core";
 import { decodeClaim, done, heldBy, inProgress, newToken } from "./claim-record.ts";
 import { defineClaimScripts } from "./claim-scripts.ts";
 import type { RedisClient } from "./connection.ts";
@@ -15,12 +15,20 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
     defineClaimScripts(client);
   }
 
-  /** One round trip: SET NX with GET hands a duplicate the record it lost to. */
-  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+  /**
+   * One round trip: SET NX with GET hands a duplicate the record it lost to. A journal to read goes out behind it
+   * (auto-pipelined into the same write; on a cluster it may live on another node, so it is not one script).
+   */
+  claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult> {
     const token = newToken();
     return this.call("claim", async () => {
-      const existing = await this.client.set(this.prefix + key, inProgress(token, owner), "PX", leaseMs, "NX", "GET");
-      return existing === null ? { claimed: true, token } : { claimed: false, record: decodeClaim(existing) };
+      const [existing, journaled] = await Promise.all([
+        this.client.set(this.prefix + key, inProgress(token, owner), "PX", leaseMs, "NX", "GET"),
+        readJournal === undefined ? undefined : this.client.get(this.prefix + readJournal),
+      ]);
+      if (existing !== null) return { claimed: false, record: decodeClaim(existing) };
+      if (journaled === undefined || journaled === null) return { claimed: true, token };
+      return { claimed: true, token, journaled: journaledValue(readJournal as string, journaled) };
     });
   }
 
@@ -31,11 +39,12 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
     );
   }
 
-  commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.call(
-      "commit",
-      async () => (await this.client.rsdCommitClaim(this.prefix + key, heldBy(token), done(value), ttlMs)) === 1,
-    );
+  commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean> {
+    return this.call("commit", async () => {
+      const committed = (await this.client.rsdCommitClaim(this.prefix + key, heldBy(token), done(value), ttlMs)) === 1;
+      if (committed && release) await this.client.rsdReleaseClaim(this.prefix + release.key, heldBy(release.token));
+      return committed;
+    });
   }
 
   release(key: string, token: string): Promise<boolean> {

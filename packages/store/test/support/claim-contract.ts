@@ -140,4 +140,39 @@ export function claimCases(store: () => ClaimStore): void {
     expect(new Set(results).size).toBe(1);
     expect(await store().journaled(key)).toBe(results[0]);
   });
+
+  it("hands a claim the value journaled beside it, read in the same step, and nothing when there is none", async () => {
+    const [reply, answer] = [fresh("reply"), fresh("answer")];
+    const first = await store().claim(reply, "job:1", 10_000, answer);
+    expect(first).toEqual({ claimed: true, token: expect.any(String) });
+    if (!first.claimed) throw new Error("not claimed");
+    await store().journal(answer, 'the answer "quoted"\nd:i:', 10_000);
+    await store().release(reply, first.token);
+    expect(await store().claim(reply, "job:2", 10_000, answer)).toEqual({
+      claimed: true,
+      token: expect.any(String),
+      journaled: 'the answer "quoted"\nd:i:',
+    });
+    expect(await store().claim(reply, "job:3", 10_000, answer)).toEqual({
+      claimed: false,
+      record: { state: "in_progress", owner: "job:2" },
+    });
+  });
+
+  it("releases the claim named in a commit only when the commit took", async () => {
+    const [reply, sending] = [fresh("reply"), fresh("sending")];
+    const claim = await store().claim(reply, "job:1", 10_000);
+    const mark = await store().claim(sending, "job:1", 10_000);
+    if (!claim.claimed || !mark.claimed) throw new Error("not claimed");
+    expect(await store().commit(reply, "stale-token", "msg:1", 10_000, { key: sending, token: mark.token })).toBe(
+      false,
+    );
+    expect(await store().claim(sending, "job:2", 10_000)).toMatchObject({ claimed: false });
+    expect(await store().commit(reply, claim.token, "msg:1", 10_000, { key: sending, token: mark.token })).toBe(true);
+    expect(await store().claim(sending, "job:2", 10_000)).toMatchObject({ claimed: true });
+    expect(await store().claim(reply, "job:2", 10_000)).toEqual({
+      claimed: false,
+      record: { state: "done", value: "msg:1" },
+    });
+  });
 }

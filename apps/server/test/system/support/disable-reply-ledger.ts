@@ -10,6 +10,5 @@ ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotag
 ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
 ReplyLedger.prototype.commit = async () => true;
 ReplyLedger.prototype.release = async () => true;
-ReplyLedger.prototype.journaledAnswer = async () => undefined;
 ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
 process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
