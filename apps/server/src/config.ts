@@ -32,9 +32,14 @@ const environment = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: optional,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optional,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Tuning, rarely needed: how long a claim lives without renewal, and how long a job's lock does. */
-  CLAIM_LEASE_SECONDS: seconds(30),
-  JOB_LOCK_SECONDS: seconds(30),
+  /**
+   * Tuning, rarely needed: how long a claim lives without renewal, and how long a job's lock does. Together they
+   * bound how soon a killed instance's messages are answered by another: its job locks lapse within a lock and the
+   * stalled check (every half lock) hands them back, by when its reply claims have lapsed too — about 12 s at worst
+   * (the kill-mid-storm system test prints it). Both are renewed while work runs (a third and a half of them).
+   */
+  CLAIM_LEASE_SECONDS: seconds(10),
+  JOB_LOCK_SECONDS: seconds(8),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
 });
 
