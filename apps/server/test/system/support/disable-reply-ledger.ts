@@ -11,4 +11,8 @@ ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop
 ReplyLedger.prototype.commit = async () => true;
 ReplyLedger.prototype.release = async () => true;
 ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
+// The sending mark is the ledger's too: left to work, it would stop a twin posting after its mark outlived the
+// yes-man commit (which no longer ends it).
+ReplyLedger.prototype.beginSend = async () => ({ first: true, token: "sabotaged" });
+ReplyLedger.prototype.endSend = async () => true;
 process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
