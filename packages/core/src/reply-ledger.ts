@@ -2,6 +2,7 @@ import type { QueuedEvent } from "./chat-event.ts";
 import { answerKey, replyKey, sendingKey } from "./keys.ts";
 import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
+import { ToolJournal } from "./tool-journal.ts";
 
 export type ReplyClaim =
   | { outcome: "claimed"; token: string }
@@ -66,6 +67,11 @@ export class ReplyLedger {
   /** The answer an earlier attempt journaled, if any. */
   journaledAnswer(event: QueuedEvent): Promise<string | undefined> {
     return this.store.journaled(answerKey(event));
+  }
+
+  /** The tool-use loop's recovery points for the message, kept as long as its answer. */
+  toolJournal(event: QueuedEvent, ttlMs: number): ToolJournal {
+    return new ToolJournal(this.store, event, ttlMs);
   }
 
   /** Marks the post as under way, for as long as the reply's own marker will live. */

@@ -103,6 +103,7 @@ export const ja: Catalogue = {
     duplicateReplies: "防いだ重複返信",
     failures: "失敗",
     llmTokens: "LLM トークン",
+    toolCalls: "ツール呼び出し",
   },
   chart: {
     received: "受信したメッセージ",
