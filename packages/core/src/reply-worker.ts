@@ -103,8 +103,7 @@ export class ReplyWorker {
       const journaled = await ledger.journaledAnswer(event);
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
       text =
-        journaled ??
-        (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, ttlMs), ttlMs));
+        journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, ttlMs), ttlMs));
       lease.signal.throwIfAborted();
       stage = "send";
       const reply = { event, text, replyKey: replyKey(event) };

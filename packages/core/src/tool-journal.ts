@@ -57,3 +57,6 @@ export class ToolJournal implements AgentJournal {
 export function idempotencyKey(callKey: string): string {
   return `resident-${createHash("sha256").update(callKey).digest("hex").slice(0, 40)}`;
 }
+
+/** The `_meta` field of a `tools/call` request that carries its idempotency key. */
+export const idempotencyMetaKey = "io.resident/idempotency-key";

@@ -20,9 +20,7 @@ export interface AgentRequest {
  * What became of one tool call. `unknown`: it was sent but its answer never came (a timeout, a lost connection, an
  * attempt that died mid-call), so it may or may not have taken effect — it is never repeated.
  */
-export type ToolOutcome =
-  | { status: "done"; content: string; isError: boolean }
-  | { status: "unknown"; reason: string };
+export type ToolOutcome = { status: "done"; content: string; isError: boolean } | { status: "unknown"; reason: string };
 
 export interface ToolCallReport {
   tool: string;
