@@ -30,10 +30,10 @@ export const toolServerInputSchema = z
     url: z
       .url({ protocol: /^https?$/, error: "must be an http or https URL" })
       .max(2_000)
-      .refine((url) => {
-        const parsed = new URL(url);
-        return parsed.username === "" && parsed.password === "";
-      }, "must not carry a user name or password (give them as authHeader)"),
+      .refine(
+        (url) => !/^[^:]+:\/\/[^/?#]*@/.test(url),
+        "must not carry a user name or password (give them as authHeader)",
+      ),
     authHeader: z
       .object({ name: headerName.default("Authorization"), value: plainText().min(1).max(8_000) })
       .strict()
