@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 
 const route = "POST /v1/messages";
@@ -53,6 +54,8 @@ export interface AnthropicCall {
 export interface FakeAnswer {
   text: string | string[];
   toolUse?: { name: string; input: Record<string, unknown> }[];
+  /** Wait this long before answering: a slow turn (the call stays in flight, its status unset, meanwhile). */
+  delayMs?: number;
   usage?: FakeUsage;
   stopReason?: string;
 }
@@ -158,7 +161,7 @@ export class FakeAnthropic {
     return this;
   }
 
-  private respond(request: RecordedCall): FakeResponse {
+  private async respond(request: RecordedCall): Promise<FakeResponse> {
     const call = readCall(request);
     if (!call.apiKey || (this.options.apiKey !== undefined && call.apiKey !== this.options.apiKey)) {
       return apiError(401, "invalid x-api-key");
@@ -167,7 +170,9 @@ export class FakeAnthropic {
     if (invalid) return apiError(400, invalid);
 
     const answer = this.answerer(call);
-    const { text, usage, stopReason, toolUse }: FakeAnswer = typeof answer === "string" ? { text: answer } : answer;
+    const { text, usage, stopReason, toolUse, delayMs }: FakeAnswer =
+      typeof answer === "string" ? { text: answer } : answer;
+    if (delayMs) await sleep(delayMs);
     const blocks = (Array.isArray(text) ? text : [text]).filter((block) => block !== "");
     const serial = ++this.answered;
     const toolBlocks = (call.toolChoice === "none" ? [] : (toolUse ?? [])).map(({ name, input }, index) => ({

@@ -4,7 +4,8 @@
  * carry different event ids are all answered. The system tests must then fail with duplicates — proof that their
  * counts can see them.
  */
-import { ReplyLedger } from "@resident/core";
+import { ReplyLedger, ToolJournal } from "@resident/core";
+import { MemoryStore } from "@resident/store";
 
 ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged" });
 ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
@@ -12,4 +13,6 @@ ReplyLedger.prototype.commit = async () => true;
 ReplyLedger.prototype.release = async () => true;
 ReplyLedger.prototype.journaledAnswer = async () => undefined;
 ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
+// The tool journal is part of the ledger: each attempt keeps its steps to itself.
+ReplyLedger.prototype.toolJournal = (event, ttlMs) => new ToolJournal(new MemoryStore(), event, ttlMs);
 process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
