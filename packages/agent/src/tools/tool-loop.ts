@@ -1,5 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { AgentJournal, AgentUsage, ToolCallReport, ToolOutcome } from "@resident/core";
+import { type AgentJournal, type AgentUsage, inSpan, type ToolCallReport, type ToolOutcome } from "@resident/core";
 import type { AgentTool } from "./agent-tool.ts";
 
 export interface ToolLimits {
@@ -58,13 +58,25 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<{ turn: Ste
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const [index, use] of uses.entries()) {
       const started = now();
-      const { outcome, replayed } = await journal.call(step, index, (idempotencyKey) => {
-        const left = deadline - now();
-        if (left <= 0) return Promise.resolve(notRun("the time for tools ran out before this call"));
-        const tool = options.tools.get(use.name);
-        if (!tool) return Promise.resolve(notRun(`there is no tool named ${use.name} now`));
-        return tool.run(use.input, { idempotencyKey, timeoutMs: Math.min(limits.callTimeoutMs, left), signal });
-      });
+      // A span per call, under the pipeline's "llm" span: the tool's name and outcome, never its input or result.
+      const { outcome, replayed } = await inSpan(
+        "tool",
+        { attributes: { "gen_ai.tool.name": use.name } },
+        async (span) => {
+          const called = await journal.call(step, index, (idempotencyKey) => {
+            const left = deadline - now();
+            if (left <= 0) return Promise.resolve(notRun("the time for tools ran out before this call"));
+            const tool = options.tools.get(use.name);
+            if (!tool) return Promise.resolve(notRun(`there is no tool named ${use.name} now`));
+            return tool.run(use.input, { idempotencyKey, timeoutMs: Math.min(limits.callTimeoutMs, left), signal });
+          });
+          span.setAttributes({
+            "resident.tool.outcome": reportOf(called.outcome),
+            "resident.tool.replayed": called.replayed,
+          });
+          return called;
+        },
+      );
       signal.throwIfAborted();
       options.onToolCall?.({ tool: use.name, outcome: reportOf(outcome), replayed, latencyMs: now() - started });
       results.push(toolResult(use.id, outcome));
