@@ -1,5 +1,11 @@
-import { type AgentRequest, LeaseLostError, type ToolCallReport, ToolJournal, type ToolServer } from "@resident/core";
-import { MemoryStore } from "@resident/store";
+import {
+  type AgentRequest,
+  LeaseLostError,
+  MemoryClaimStore,
+  type ToolCallReport,
+  ToolJournal,
+  type ToolServer,
+} from "@resident/core";
 import { type AnthropicCall, defaultAnswer, type FakeAnswer, FakeAnthropic } from "@resident/testkit/anthropic";
 import { FakeMcp } from "@resident/testkit/mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +28,6 @@ describe("the tool-use loop", () => {
   const fake = new FakeAnthropic({ apiKey });
   const mcp = new FakeMcp({ auth: { header: "Authorization", value: authValue } });
   let server: ToolServer;
-  const stores: MemoryStore[] = [];
   beforeAll(async () => {
     await Promise.all([fake.start(), mcp.start()]);
     server = {
@@ -38,14 +43,13 @@ describe("the tool-use loop", () => {
     fake.clearFaults().answerWith(defaultAnswer);
     fake.server.calls.length = 0;
     mcp.toolCalls.length = 0;
-    for (const store of stores.splice(0)) store.close();
   });
 
   const agent = (options: Partial<AnthropicAgentOptions> = {}) =>
     new AnthropicAgent({ apiKey, baseUrl: fake.url, logger: new CapturingLogger(), ...options });
 
   /** A request whose journal lives in a shared store, as the reply worker makes it; attempts share the store. */
-  function attempt(store: MemoryStore, signal = new AbortController().signal) {
+  function attempt(store: MemoryClaimStore, signal = new AbortController().signal) {
     const reports: ToolCallReport[] = [];
     const base = agentRequest("Where is my order A-1001?", { signal });
     const request: AgentRequest = {
@@ -56,11 +60,7 @@ describe("the tool-use loop", () => {
     };
     return { request, reports };
   }
-  const sharedStore = () => {
-    const store = new MemoryStore();
-    stores.push(store);
-    return store;
-  };
+  const sharedStore = () => new MemoryClaimStore();
 
   it("calls the MCP tool once, with its idempotency key and auth header, and answers from its result", async () => {
     fake.answerWith(askThenAnswer("shop__lookup_order"));

@@ -1,5 +1,5 @@
-import { MemoryStore } from "@resident/store";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import type { ToolOutcome } from "../src/ports/agent.ts";
 import { diedMidCall, ToolJournal } from "../src/tool-journal.ts";
 
@@ -7,14 +7,7 @@ const event = { workspaceId: "ws_a", messageKey: "C1:1700000000.000100" };
 const done = (content: string): ToolOutcome => ({ status: "done", content, isError: false });
 
 describe("ToolJournal", () => {
-  const stores: MemoryStore[] = [];
-  const journalOn = (store = new MemoryStore()) => {
-    stores.push(store);
-    return { store, journal: new ToolJournal(store, event, 60_000) };
-  };
-  afterEach(() => {
-    for (const store of stores.splice(0)) store.close();
-  });
+  const journalOn = (store = new MemoryClaimStore()) => ({ store, journal: new ToolJournal(store, event, 60_000) });
 
   it("runs a call once: a second attempt reads the outcome back, with the same idempotency key offered", async () => {
     const { store, journal } = journalOn();

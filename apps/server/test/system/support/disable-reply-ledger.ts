@@ -4,8 +4,7 @@
  * carry different event ids are all answered. The system tests must then fail with duplicates — proof that their
  * counts can see them.
  */
-import { ReplyLedger, ToolJournal } from "@resident/core";
-import { MemoryStore } from "@resident/store";
+import { MemoryClaimStore, ReplyLedger, ToolJournal } from "@resident/core";
 
 ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged" });
 ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
@@ -14,5 +13,5 @@ ReplyLedger.prototype.release = async () => true;
 ReplyLedger.prototype.journaledAnswer = async () => undefined;
 ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
 // The tool journal is part of the ledger: each attempt keeps its steps to itself.
-ReplyLedger.prototype.toolJournal = (event, ttlMs) => new ToolJournal(new MemoryStore(), event, ttlMs);
+ReplyLedger.prototype.toolJournal = (event, ttlMs) => new ToolJournal(new MemoryClaimStore(), event, ttlMs);
 process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
