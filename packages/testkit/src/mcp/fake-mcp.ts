@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { idempotencyMetaKey } from "@resident/core";
 import { z } from "zod";
+import { closeServer, listenOnLoopback } from "../fake-server.ts";
 
 /** One tool the fake serves: it takes a `query` string and answers with `answer(query)`. */
 export interface FakeTool {
@@ -60,8 +60,7 @@ export class FakeMcp {
   }
 
   async start(port = 0): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(port, "127.0.0.1", resolve));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.baseUrl = await listenOnLoopback(this.server, port);
     return this;
   }
 
@@ -70,9 +69,8 @@ export class FakeMcp {
     return `${this.baseUrl}/mcp`;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 
   /** The calls of one tool, oldest first. */
