@@ -343,7 +343,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     typed.push(serverName, "X-Shop-Key");
     const card = page.getByRole("region", { name: t.tools.title });
     await card.getByText(t.tools.none).waitFor();
-    await card.getByLabel(t.tools.nameLabel).fill(serverName);
+    await card.getByLabel(t.tools.nameLabel, { exact: true }).fill(serverName);
     await card.getByLabel(t.tools.urlLabel).fill("http://127.0.0.1:9/mcp");
     await card.getByRole("button", { name: t.tools.attach }).click();
     await card.getByRole("alert").getByText(t.tools.unreachable).waitFor();
