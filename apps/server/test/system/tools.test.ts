@@ -119,6 +119,12 @@ it("kill -9 after a tool ran, before the answer was posted: answered once, the t
     const tag = tagOf(call);
     firstTurns.set(tag, (firstTurns.get(tag) ?? 0) + 1);
   }
+  // The survivors read the dead instance's tool results back from the journal instead of calling again.
+  const survivors = d().instances.filter((instance) => instance !== victim);
+  const replayed = (await Promise.all(survivors.map((instance) => instance.metrics()))).reduce(
+    (sum, samples) => sum + samples.sum("resident_tool_calls_total", { replayed: "true" }),
+    0,
+  );
   report("tools-crash", {
     messages: tags.size,
     deliveries: deliveries.length,
@@ -127,11 +133,13 @@ it("kill -9 after a tool ran, before the answer was posted: answered once, the t
     replies: [...replies.values()].reduce((a, b) => a + b, 0),
     toolCalls: [...toolCalls.values()].reduce((a, b) => a + b, 0),
     llmCalls: d().llm.callCount(),
+    replayedBySurvivors: replayed,
     recoveredInMs,
     boundMs,
   });
 
   expect(caught.length).toBeGreaterThan(0);
+  expect(replayed, "tool results replayed by the survivors").toBeGreaterThanOrEqual(caught.length);
   expect(notExactly(tags, replies), "messages not answered exactly once").toEqual([]);
   expect(strays).toEqual([]);
   expect(notExactly(tags, toolCalls), "tools not called exactly once per message").toEqual([]);
