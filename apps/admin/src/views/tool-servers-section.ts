@@ -1,6 +1,6 @@
-import { ApiError } from "../api.ts";
+import type { ToolList, ToolServer, Workspace } from "@resident/admin-api";
+import { ApiError } from "@resident/admin-api";
 import { describeProblem } from "../api-errors.ts";
-import type { ToolList, ToolServer, Workspace } from "../api-types.ts";
 import { alertBox } from "../components/alert-box.ts";
 import { cardForm } from "../components/card-form.ts";
 import type { Context } from "../context.ts";
