@@ -25,6 +25,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // eventsource-parser (under the MCP SDK) exports its TypeScript sources under "source" too: Vite transforms them,
+    // where Node, loading an externalized dependency, could not.
+    server: { deps: { inline: [/@modelcontextprotocol\/sdk/, "eventsource-parser"] } },
     projects: [
       {
         // Needs no service at all: `npx vitest run --project unit` passes on a machine with no Redis or PostgreSQL.

@@ -44,6 +44,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           prefix: "/api",
           registry: runtime.tenants.registry,
           tokens: runtime.tenants.tokens,
+          toolServers: runtime.tenants.toolServers,
           platforms: runtime.platforms,
           directory: runtime.tenants.directory,
           stats: runtime.shared.stats,

@@ -8,7 +8,7 @@ import { platforms } from "./platforms.ts";
  * these; errors thrown by HTTP clients (the platforms' SDKs, Anthropic's) can carry the request they made, headers
  * included.
  */
-const secretFields = ["credentials", "token", "password", "secret", "authorization"];
+const secretFields = ["credentials", "token", "password", "secret", "authorization", "authHeader"];
 const secretHeaders = ["authorization", "cookie", "x-api-key"];
 
 function redactPaths(descriptors: readonly PlatformDescriptor[]): string[] {

@@ -77,6 +77,12 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
       labelNames: ["platform"],
       registers,
     }),
+    toolCalls: new Counter({
+      name: "resident_tool_calls_total",
+      help: "The agent's tool calls by outcome (ok, error, unknown); replayed: read back from the journal, not made",
+      labelNames: ["platform", "outcome", "replayed"],
+      registers,
+    }),
     queueDepth: new Gauge({
       name: "resident_queue_depth",
       help: "Jobs waiting, delayed or running in the shared queue",

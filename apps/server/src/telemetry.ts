@@ -5,6 +5,7 @@ import type {
   StatCounts,
   StatsStore,
   Telemetry,
+  ToolCallReport,
   WorkspaceActivity,
   WorkspaceRef,
 } from "@resident/core";
@@ -87,6 +88,12 @@ export class ServiceTelemetry implements Telemetry {
     this.metrics.llmTokens.inc({ platform: ws.platform }, tokens);
     this.metrics.llmLatency.observe({ platform: ws.platform }, latencyMs / 1000);
     this.count(ws, "llmTokens", tokens);
+  }
+
+  toolCalled(ws: WorkspaceRef, report: ToolCallReport): void {
+    const { outcome, replayed } = report;
+    this.metrics.toolCalls.inc({ platform: ws.platform, outcome, replayed: String(replayed) });
+    if (!replayed) this.count(ws, "toolCalls");
   }
 
   /** Writes the counts gathered so far; on failure they are kept for the next flush. */

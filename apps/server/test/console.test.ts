@@ -8,6 +8,7 @@ import { chatworkPlatform } from "@resident/chatwork";
 import { slackPlatform } from "@resident/slack";
 import { teamsPlatform } from "@resident/teams";
 import { deliver } from "@resident/testkit";
+import { defaultTools, FakeMcp } from "@resident/testkit/mcp";
 import { freePort } from "@resident/testkit/processes";
 import {
   appMention,
@@ -31,7 +32,20 @@ const output = fileURLToPath(new URL("../../../test-output/console/", import.met
  * method, manifest fields, app types) — the admin types them into the platform exactly so. Nothing else.
  */
 const productNames = ["resident", "Slack", "Microsoft Teams", "Microsoft", "Teams", "Chatwork", "Azure Bot", "Entra"];
-const termsKeptInLatin = ["API", "URL", "ID", "HTTP", "OAuth", "Webhook", "LLM", "DM", "Redis", "PostgreSQL", "Ctrl+C"];
+const termsKeptInLatin = [
+  "API",
+  "URL",
+  "ID",
+  "HTTP",
+  "OAuth",
+  "Webhook",
+  "LLM",
+  "DM",
+  "Redis",
+  "PostgreSQL",
+  "Ctrl+C",
+  "MCP",
+];
 const platformIdentifiers = [
   "api.slack.com/apps",
   "app_mentions:read",
@@ -77,12 +91,17 @@ const languages = [
 ] as const;
 
 let s: InProcessService;
+const mcpKey = `shop-key-${randomBytes(12).toString("hex")}`;
+const mcp = new FakeMcp({ auth: { header: "X-Shop-Key", value: mcpKey } });
 
 beforeAll(async () => {
   const port = await freePort();
-  s = await startInProcessService({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
+  [s] = await Promise.all([
+    startInProcessService({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }),
+    mcp.start(),
+  ]);
 });
-afterAll(() => s?.close());
+afterAll(() => Promise.all([s?.close(), mcp.close()]));
 
 describe.each(languages)("the admin console in a browser preferring $locale", (language) => {
   const { code, t } = language;
@@ -316,6 +335,36 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await page.getByLabel(t.workspace.lastDay).check();
     await expect.poll(() => page.locator('[id^="chart-summary"]').textContent()).toContain(t.chart.lastDay);
     await snapshot("13-chart-last-day");
+  });
+
+  it("attaches an MCP server to the workspace, sees its tools, and detaches it; the auth header never shows", async () => {
+    const serverName = `shop-${code}`;
+    const tools = new Map(defaultTools.map((tool) => [tool.name, tool.description]));
+    typed.push(serverName, "X-Shop-Key");
+    const card = page.getByRole("region", { name: t.tools.title });
+    await card.getByText(t.tools.none).waitFor();
+    await card.getByLabel(t.tools.nameLabel, { exact: true }).fill(serverName);
+    await card.getByLabel(t.tools.urlLabel).fill("http://127.0.0.1:9/mcp");
+    await card.getByRole("button", { name: t.tools.attach }).click();
+    await card.getByRole("alert").getByText(t.tools.unreachable).waitFor();
+    await snapshot("13a-tool-server-unreachable", [
+      (await card.getByRole("alert").locator('[lang="en"]').textContent()) as string,
+    ]);
+
+    await card.getByLabel(t.tools.urlLabel).fill(mcp.url);
+    await card.getByLabel(t.tools.headerLabel).fill("X-Shop-Key");
+    await card.getByLabel(t.tools.valueLabel).fill(mcpKey);
+    await card.getByRole("button", { name: t.tools.attach }).click();
+    await card.getByText(t.tools.attached(serverName, tools.size)).waitFor();
+    await card.getByText(t.tools.headerSet("X-Shop-Key")).waitFor();
+    await card.getByRole("button", { name: t.tools.showTools(serverName) }).click();
+    for (const name of tools.keys()) await card.locator("code", { hasText: name }).waitFor();
+    await snapshot("13b-tool-server-tools", [...tools.values()]);
+    expect(await page.content()).not.toContain(mcpKey);
+    expect(mcp.listCalls).toBeGreaterThanOrEqual(2);
+
+    await card.getByRole("button", { name: t.tools.detach(serverName) }).click();
+    await card.getByText(t.tools.none).waitFor();
   });
 
   it("edits the workspace without ever showing a stored credential, and audits who changed what", async () => {

@@ -14,6 +14,7 @@ import type {
   TenantRecord,
   TokenInput,
   TokenRecord,
+  ToolServerRecord,
   WorkspaceRecord,
 } from "@resident/tenants";
 import type { PlatformGuide } from "./platform-guide.ts";
@@ -84,3 +85,20 @@ export interface ConnectFailure {
 }
 
 export type ConnectionTest = { ok: true; identity: BotIdentity } | ({ ok: false } & ConnectFailure);
+
+/** An MCP server attached to a workspace: its auth header's name, never its value. */
+export type ToolServer = ToolServerRecord;
+
+export interface ToolServerInput {
+  name: string;
+  url: string;
+  authHeader?: { name: string; value: string };
+}
+
+export interface ToolInfo {
+  name: string;
+  description?: string;
+}
+
+/** A server's tools as it lists them now, or why it could not. */
+export type ToolList = { ok: true; tools: ToolInfo[] } | { ok: false; error: string };

@@ -13,6 +13,10 @@ import type {
   TenantStats,
   TokenInput,
   TokenRecord,
+  ToolInfo,
+  ToolList,
+  ToolServer,
+  ToolServerInput,
   Workspace,
   WorkspaceInput,
 } from "./api-types.ts";
@@ -78,6 +82,14 @@ export class AdminApi {
   stats = (tenantId: string) => this.call<TenantStats>("GET", `/tenants/${tenantId}/stats`);
   series = (tenantId: string, id: string, range: StatRange) =>
     this.call<Series>("GET", `/tenants/${tenantId}/workspaces/${id}/series?range=${range}`);
+  toolServers = (tenantId: string, id: string) =>
+    this.call<ToolServer[]>("GET", `/tenants/${tenantId}/workspaces/${id}/tool-servers`);
+  attachToolServer = (tenantId: string, id: string, input: ToolServerInput) =>
+    this.call<ToolServer & { tools: ToolInfo[] }>("POST", `/tenants/${tenantId}/workspaces/${id}/tool-servers`, input);
+  toolsOf = (tenantId: string, id: string, serverId: string) =>
+    this.call<ToolList>("GET", `/tenants/${tenantId}/workspaces/${id}/tool-servers/${serverId}/tools`);
+  detachToolServer = (tenantId: string, id: string, serverId: string) =>
+    this.call<void>("DELETE", `/tenants/${tenantId}/workspaces/${id}/tool-servers/${serverId}`);
   audit = (tenantId: string) => this.call<AuditEntry[]>("GET", `/tenants/${tenantId}/audit`);
 
   /** A new tenant and an admin of its own (a tenant token, and a client that uses it). */

@@ -3,6 +3,11 @@ import type { Agent, AgentAnswer, AgentRequest, Logger } from "@resident/core";
 import { AgentError, agentFailure, type FailureContext } from "./agent-error.ts";
 import { toConversation } from "./conversation.ts";
 import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
+import type { BuiltinTool } from "./tools/agent-tool.ts";
+import { currentTime } from "./tools/current-time.ts";
+import { defaultToolLimits, runToolLoop, type ToolLimits, turnText } from "./tools/tool-loop.ts";
+import { Toolbox } from "./tools/toolbox.ts";
+import { TransientJournal } from "./tools/transient-journal.ts";
 
 export const defaultAnthropicBaseUrl = "https://api.anthropic.com";
 export const defaultMaxTokens = 1024;
@@ -16,10 +21,19 @@ export interface AnthropicAgentOptions {
   maxTokens?: number;
   /** How long one request may take before it fails. */
   timeoutMs?: number;
+  /** Bounds of the tool-use loop. */
+  toolLimits?: Partial<ToolLimits>;
+  /** Tools with no server; default: the current time. */
+  builtinTools?: readonly BuiltinTool[];
+  /** How long an MCP server's tool list is kept per instance (default 5 min; a changed server is listed at once). */
+  toolListTtlMs?: number;
   logger: Logger;
 }
 
-/** Answers with Claude through the Messages API: one HTTP request per call, never retried here. */
+/**
+ * Answers with Claude through the Messages API, running its tool-use loop over the built-in tools and the
+ * workspace's MCP servers: one HTTP request per step, never retried here.
+ */
 export class AnthropicAgent implements Agent {
   /** The origin requests go to; safe to log, unlike a full gateway URL. */
   readonly endpoint: string;
@@ -27,6 +41,8 @@ export class AnthropicAgent implements Agent {
   private readonly maxTokens: number;
   private readonly logger: Logger;
   private readonly failure: FailureContext;
+  private readonly toolbox: Toolbox;
+  private readonly toolLimits: ToolLimits;
 
   constructor(options: AnthropicAgentOptions) {
     const baseUrl = options.baseUrl ?? defaultAnthropicBaseUrl;
@@ -35,6 +51,13 @@ export class AnthropicAgent implements Agent {
     this.logger = options.logger;
     this.endpoint = new URL(baseUrl).origin;
     this.failure = { apiKey: options.apiKey, origin: this.endpoint, timeoutMs };
+    this.toolLimits = { ...defaultToolLimits, ...options.toolLimits };
+    this.toolbox = new Toolbox({
+      builtins: options.builtinTools ?? [currentTime],
+      listTtlMs: options.toolListTtlMs ?? 300_000,
+      listTimeoutMs: this.toolLimits.callTimeoutMs,
+      logger: options.logger,
+    });
     this.client = new Anthropic({
       apiKey: options.apiKey,
       baseURL: baseUrl,
@@ -50,44 +73,49 @@ export class AnthropicAgent implements Agent {
     });
   }
 
-  async answer({ event, settings, history, signal }: AgentRequest): Promise<AgentAnswer> {
-    let message: Anthropic.Message;
-    try {
-      message = await this.client.messages.create(
-        {
-          model: settings.model,
-          system: cachedSystem(settings.systemPrompt),
-          max_tokens: this.maxTokens,
-          messages: cachedConversation(toConversation(history, event.text)),
-        },
-        { signal },
-      );
-    } catch (error) {
-      // Aborted by the caller (the reply lease was lost): surface the caller's reason, not the SDK's.
-      signal.throwIfAborted();
-      throw agentFailure(error, this.failure);
-    }
+  async answer(request: AgentRequest): Promise<AgentAnswer> {
+    const { event, settings, history, signal } = request;
+    const tools = await this.toolbox.toolsFor(request);
+    const definitions = [...tools.values()].map((tool) => tool.definition);
+    const ask = async (messages: Anthropic.MessageParam[], final: boolean) => {
+      try {
+        return await this.client.messages.create(
+          {
+            model: settings.model,
+            system: cachedSystem(settings.systemPrompt),
+            max_tokens: this.maxTokens,
+            messages,
+            ...(definitions.length > 0 && { tools: definitions, tool_choice: { type: final ? "none" : "auto" } }),
+          },
+          { signal },
+        );
+      } catch (error) {
+        // Aborted by the caller (the reply lease was lost): surface the caller's reason, not the SDK's.
+        signal.throwIfAborted();
+        throw agentFailure(error, this.failure);
+      }
+    };
+    const { turn, usage } = await runToolLoop({
+      ask,
+      messages: cachedConversation(toConversation(history, event.text)),
+      tools,
+      journal: request.journal ?? new TransientJournal(),
+      limits: this.toolLimits,
+      signal,
+      onToolCall: request.onToolCall,
+    });
 
-    const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+    const text = turnText(turn);
     if (text.trim() === "") {
-      throw new AgentError(`Anthropic (${settings.model}) returned no text, stop_reason ${message.stop_reason}`);
+      throw new AgentError(`Anthropic (${settings.model}) returned no text, stop_reason ${turn.stopReason}`);
     }
-    if (message.stop_reason === "max_tokens") {
+    if (turn.stopReason === "max_tokens") {
       this.logger.warn(
         { workspaceId: event.workspaceId, model: settings.model, maxTokens: this.maxTokens },
         "the answer was cut off at max_tokens",
       );
     }
-    const { usage } = message;
-    return {
-      text,
-      usage: {
-        inputTokens: usage.input_tokens,
-        outputTokens: usage.output_tokens,
-        cacheReadTokens: usage.cache_read_input_tokens ?? 0,
-        cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
-      },
-    };
+    return { text, usage };
   }
 }
 

@@ -65,7 +65,12 @@ describe("AnthropicAgent", () => {
 
     await agent().answer(agentRequest("now", { history }));
 
-    expect(fake.calls().at(-1)?.messages).toEqual([
+    expect(
+      fake
+        .calls()
+        .at(-1)
+        ?.messages.map(({ role, text }) => ({ role, text })),
+    ).toEqual([
       { role: "user", text: "first\n\nsecond" },
       { role: "assistant", text: "reply" },
       { role: "user", text: "never answered\n\nnow" },

@@ -30,4 +30,5 @@ export * from "./request-failures.ts";
 export * from "./retry-after.ts";
 export * from "./schema-issues.ts";
 export * from "./settings.ts";
+export * from "./tool-journal.ts";
 export * from "./tracing.ts";

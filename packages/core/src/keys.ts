@@ -30,3 +30,17 @@ export function conversationKey(event: Pick<QueuedEvent, "workspaceId" | "conver
   const { id, threadId } = event.conversation;
   return `conversation:${event.workspaceId}:${id}:${threadId ?? ""}`;
 }
+
+/** The agent's turn at one step of its tool-use loop for a user message: replayed by a retry or a takeover. */
+export function agentStepKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">, step: number): string {
+  return `step:${event.workspaceId}:${event.messageKey}:${step}`;
+}
+
+/** The outcome of one tool call (the `index`-th of a step) for a user message: a tool is called once per message. */
+export function toolCallKey(
+  event: Pick<QueuedEvent, "workspaceId" | "messageKey">,
+  step: number,
+  index: number,
+): string {
+  return `toolcall:${event.workspaceId}:${event.messageKey}:${step}:${index}`;
+}

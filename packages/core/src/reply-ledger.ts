@@ -2,6 +2,7 @@ import type { QueuedEvent } from "./chat-event.ts";
 import { answerKey, replyKey, sendingKey } from "./keys.ts";
 import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
+import { ToolJournal } from "./tool-journal.ts";
 
 export type ReplyClaim =
   /** `journaled`: the answer an earlier attempt journaled, read with the claim. */
@@ -66,6 +67,11 @@ export class ReplyLedger {
   /** Keeps the answer until the reply's own marker lapses; resolves to the answer that stands (the first kept). */
   journalAnswer(event: QueuedEvent, text: string, ttlMs: number): Promise<string> {
     return this.store.journal(answerKey(event), text, ttlMs);
+  }
+
+  /** The tool-use loop's recovery points for the message, kept as long as its answer. */
+  toolJournal(event: QueuedEvent, ttlMs: number): ToolJournal {
+    return new ToolJournal(this.store, event, ttlMs);
   }
 
   /** Marks the post as under way, for as long as the reply's own marker will live. */

@@ -101,7 +101,8 @@ export class ReplyWorker {
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
-      text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
+      text =
+        journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, ttlMs), ttlMs));
       lease.signal.throwIfAborted();
       stage = "send";
       const reply = { event, text, replyKey: replyKey(event) };
@@ -152,7 +153,13 @@ export class ReplyWorker {
   }
 
   /** Asks the agent, with the thread's history, for the answer to the event. */
-  private async compose(event: QueuedEvent, workspace: Workspace, ws: WorkspaceRef, lease: HeldLease): Promise<string> {
+  private async compose(
+    event: QueuedEvent,
+    workspace: Workspace,
+    ws: WorkspaceRef,
+    lease: HeldLease,
+    ttlMs: number,
+  ): Promise<string> {
     const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
       if (!(error instanceof StoreUnavailableError)) throw error;
@@ -164,7 +171,6 @@ export class ReplyWorker {
       return [];
     });
     const started = performance.now();
-    // Tool calls, once the agent makes them, get spans of their own under this one.
     const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
       const answer = await this.deps.agent.answer({
@@ -172,6 +178,9 @@ export class ReplyWorker {
         settings: workspace.settings,
         history,
         signal: lease.signal,
+        toolServers: workspace.toolServers,
+        journal: this.deps.ledger.toolJournal(event, ttlMs),
+        onToolCall: (report) => this.deps.telemetry.toolCalled(ws, report),
       });
       span.setAttributes({
         "gen_ai.usage.input_tokens": answer.usage.inputTokens,

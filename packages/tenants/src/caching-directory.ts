@@ -11,6 +11,7 @@ import { LRUCache } from "lru-cache";
 import type { CredentialCipher } from "./credential-cipher.ts";
 import { isWorkspaceId } from "./ids.ts";
 import type { SqlExecutor } from "./sql-client.ts";
+import { loadToolServers } from "./tool-server-registry.ts";
 import { credentialsContext, type WorkspaceRow, workspaceColumns } from "./workspace-row.ts";
 
 export interface CachingDirectoryOptions {
@@ -88,6 +89,7 @@ export class CachingDirectory implements TenantDirectory {
       credentials: this.options.cipher.open(row.credentials_ciphertext, credentialsContext(row.id)),
       settings: resolveSettings(row.settings, this.options.defaultFailModes?.[row.platform] ?? "closed"),
       identity: row.identity,
+      toolServers: await loadToolServers(this.options.sql, this.options.cipher, row.id),
     };
   }
 }

@@ -10,6 +10,7 @@ const workspaceIdPattern = /^ws_[A-Za-z0-9_-]{22}$/;
 export const newTenantId = () => `tn_${randomPart()}`;
 export const newWorkspaceId = () => `ws_${randomPart()}`;
 export const newTokenId = () => `tk_${randomPart()}`;
+export const newToolServerId = () => `mcp_${randomPart()}`;
 
 /** Lets the directory turn away a malformed id from a webhook URL without asking the database. */
 export const isWorkspaceId = (id: string) => workspaceIdPattern.test(id);

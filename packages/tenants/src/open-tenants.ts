@@ -12,6 +12,7 @@ import { loadSecretKey } from "./secret-key.ts";
 import { checkSecretKey } from "./secret-key-check.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { TenantRegistry } from "./tenant-registry.ts";
+import { ToolServerRegistry } from "./tool-server-registry.ts";
 
 export interface TenantsOptions {
   /** DATABASE_URL. Unset: embedded PGlite in `<dataDir>/pglite`, for a single instance. */
@@ -34,6 +35,8 @@ export interface TenantsOptions {
 export interface Tenants {
   registry: TenantRegistry;
   tokens: AdminTokens;
+  /** The MCP servers attached to workspaces. */
+  toolServers: ToolServerRegistry;
   directory: CachingDirectory;
   /** The database itself, for other parts that keep shared state in it (the PostgreSQL lane). */
   sql: SqlClient;
@@ -94,6 +97,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
   return {
     registry: new TenantRegistry({ sql, cipher, audit, onWorkspaceChange, platforms: options.platforms }),
     tokens: new AdminTokens(sql, audit),
+    toolServers: new ToolServerRegistry({ sql, cipher, audit, onWorkspaceChange }),
     directory,
     sql,
     async ping() {

@@ -99,6 +99,7 @@ describe.each(backends)("$name: the caching directory", (backend) => {
         replyTtlSeconds: 86_400,
       },
       identity: { botUserId: "U0BOT" },
+      toolServers: [],
     });
     const closed = await newWorkspace({ failMode: "closed" });
     expect((await tenants.directory.workspace(closed.id))?.settings.failMode).toBe("closed");

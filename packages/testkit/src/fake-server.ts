@@ -57,8 +57,7 @@ export class FakeServer {
   }
 
   async start(port = 0): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(port, "127.0.0.1", resolve));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.baseUrl = await listenOnLoopback(this.server, port);
     return this;
   }
 
@@ -67,9 +66,8 @@ export class FakeServer {
     return this.baseUrl;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 
   /** Applies `fault` to the next `times` calls of `route` (default: until `clearFaults`). */
@@ -176,4 +174,16 @@ function parseBody(raw: string, contentType = ""): unknown {
   } catch {
     return raw;
   }
+}
+
+/** Listens on 127.0.0.1 (`port` 0: any free one) and resolves to the server's base URL, http://127.0.0.1:<port>. */
+export async function listenOnLoopback(server: Server, port = 0): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes the server and every connection it holds. */
+export async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }

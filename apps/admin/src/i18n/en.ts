@@ -113,6 +113,7 @@ export const en = {
     duplicateReplies: "Duplicate replies suppressed",
     failures: "Failures",
     llmTokens: "LLM tokens",
+    toolCalls: "Tool calls",
   },
   chart: {
     received: "Messages received",
@@ -195,6 +196,28 @@ export const en = {
     cancel: "Cancel",
     confirmDelete: (workspace: string) =>
       `Delete ${workspace}? Its webhook stops working at once and its credentials are erased.`,
+  },
+  tools: {
+    title: "Tools (MCP servers)",
+    intro:
+      "The agent may call the tools of these MCP servers (Streamable HTTP) while it answers, each call once per message.",
+    none: "No MCP server is attached.",
+    showTools: (server: string) => `Show the tools of ${server}`,
+    listing: "Asking the server for its tools…",
+    noTools: "The server lists no tools.",
+    detach: (server: string) => `Detach ${server}`,
+    headerSet: (header: string) => `Sends ${header} (its value is stored encrypted and never shown).`,
+    noHeader: "Sends no auth header.",
+    unreachable: "The MCP server could not be reached, or did not list its tools.",
+    attachTitle: "Attach an MCP server",
+    nameLabel: "Name",
+    nameHelp: "Lower-case letters, digits and '-'; the model sees its tools as name__tool.",
+    urlLabel: "Server URL",
+    headerLabel: "Auth header name",
+    valueLabel: "Auth header value (optional)",
+    valueHelp: "For example Bearer and a token. Stored encrypted; never shown again.",
+    attach: "Attach server",
+    attached: (server: string, tools: number) => `${server} attached, with ${tools} ${tools === 1 ? "tool" : "tools"}.`,
   },
   tokens: {
     title: (tenant: string) => `Admin tokens of ${tenant}`,

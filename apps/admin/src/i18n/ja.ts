@@ -103,6 +103,7 @@ export const ja: Catalogue = {
     duplicateReplies: "防いだ重複返信",
     failures: "失敗",
     llmTokens: "LLM トークン",
+    toolCalls: "ツール呼び出し",
   },
   chart: {
     received: "受信したメッセージ",
@@ -185,6 +186,28 @@ export const ja: Catalogue = {
     cancel: "キャンセル",
     confirmDelete: (workspace: string) =>
       `${workspace} を削除しますか？ Webhook はすぐに使えなくなり、認証情報は消去されます。`,
+  },
+  tools: {
+    title: "ツール（MCP サーバー）",
+    intro:
+      "エージェントは回答中に、これらの MCP サーバーのツールを呼び出せます。各呼び出しはメッセージごとに 1 回だけです。",
+    none: "MCP サーバーは接続されていません。",
+    showTools: (server: string) => `${server} のツールを表示`,
+    listing: "サーバーにツールの一覧を問い合わせています…",
+    noTools: "このサーバーにはツールがありません。",
+    detach: (server: string) => `${server} を切り離す`,
+    headerSet: (header: string) => `${header} を送信します（値は暗号化して保存され、表示されません）。`,
+    noHeader: "認証ヘッダーは送信しません。",
+    unreachable: "MCP サーバーに接続できないか、ツールの一覧を返しませんでした。",
+    attachTitle: "MCP サーバーを接続",
+    nameLabel: "名前",
+    nameHelp: "英小文字・数字・「-」で入力してください。モデルにはツールが 名前__ツール として見えます。",
+    urlLabel: "サーバーの URL",
+    headerLabel: "認証ヘッダー名",
+    valueLabel: "認証ヘッダーの値（任意）",
+    valueHelp: "トークンなどを入力してください。暗号化して保存され、二度と表示されません。",
+    attach: "サーバーを接続",
+    attached: (server: string, tools: number) => `${server} を接続しました（ツール ${tools} 個）。`,
   },
   tokens: {
     title: (tenant: string) => `${tenant} の管理トークン`,

@@ -10,8 +10,17 @@ import { fill, h } from "../dom.ts";
 import { formatSeconds } from "../format.ts";
 import { text, translated } from "../i18n/language.ts";
 import { messagePage } from "./message-page.ts";
+import { toolServersSection } from "./tool-servers-section.ts";
 
-const noCounts = { events: 0, duplicateEvents: 0, replies: 0, duplicateReplies: 0, failures: 0, llmTokens: 0 };
+const noCounts = {
+  events: 0,
+  duplicateEvents: 0,
+  replies: 0,
+  duplicateReplies: 0,
+  failures: 0,
+  llmTokens: 0,
+  toolCalls: 0,
+};
 const defaultTtlSeconds = 86_400;
 
 /** One workspace: where the platform must send, how to set it up, whether it connects, and what it has done. */
@@ -29,6 +38,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
   );
   let range: StatRange = "hour";
   const chart = await livePanel(() => api.series(tenantId, workspaceId, range), seriesChart);
+  const tools = await toolServersSection(context, workspace);
   const rangeChoice = (value: StatRange, label: string) =>
     h(
       "label",
@@ -80,6 +90,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
       ),
       connectionSection(context, platform, workspace),
       settingsSection(platform, workspace),
+      tools,
       actions(context, workspace),
     ),
     dispose() {

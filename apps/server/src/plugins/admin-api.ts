@@ -1,6 +1,12 @@
 import type { StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
-import { type AdminTokens, type TenantRegistry, tenantInputSchema, tenantPatchSchema } from "@resident/tenants";
+import {
+  type AdminTokens,
+  type TenantRegistry,
+  type ToolServerRegistry,
+  tenantInputSchema,
+  tenantPatchSchema,
+} from "@resident/tenants";
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { PlatformSet } from "../platform-set.ts";
@@ -8,6 +14,7 @@ import { answerAdminError } from "./admin/errors.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
 import { tokenRoutes } from "./admin/token-routes.ts";
+import { toolServerRoutes } from "./admin/tool-server-routes.ts";
 import { workspaceRoutes } from "./admin/workspace-routes.ts";
 import { type FailedSignInLimit, useAdminAuth } from "./admin-auth.ts";
 import { useZodValidation } from "./zod-validation.ts";
@@ -15,6 +22,8 @@ import { useZodValidation } from "./zod-validation.ts";
 export interface AdminApiOptions {
   registry: TenantRegistry;
   tokens: AdminTokens;
+  /** The MCP servers attached to workspaces. */
+  toolServers: ToolServerRegistry;
   platforms: PlatformSet;
   /** Opens a workspace's stored credentials, for testing the connection. */
   directory: TenantDirectory;
@@ -101,6 +110,11 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
       await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
       await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, platforms, directory, publicUrl });
       await tenant.register(statsRoutes, { registry, stats });
+      await tenant.register(toolServerRoutes, {
+        prefix: "/workspaces/:workspaceId/tool-servers",
+        toolServers: options.toolServers,
+        directory,
+      });
     },
     { prefix: "/tenants/:tenantId" },
   );

@@ -1,12 +1,50 @@
 import type { QueuedEvent } from "../chat-event.ts";
 import type { WorkspaceSettings } from "../settings.ts";
 import type { Turn } from "./conversation-memory.ts";
+import type { ToolServer } from "./tenant-directory.ts";
 
 export interface AgentRequest {
   event: QueuedEvent;
   settings: WorkspaceSettings;
   history: Turn[];
   signal: AbortSignal;
+  /** The workspace's MCP servers, whose tools the agent may call. */
+  toolServers?: readonly ToolServer[];
+  /** Where each step of the tool-use loop is kept, so a retry or a takeover replays it (see ToolJournal). */
+  journal?: AgentJournal;
+  /** Told of every tool call, replayed ones included: metrics and stats count them. */
+  onToolCall?: (report: ToolCallReport) => void;
+}
+
+/**
+ * What became of one tool call. `unknown`: it was sent but its answer never came (a timeout, a lost connection, an
+ * attempt that died mid-call), so it may or may not have taken effect — it is never repeated.
+ */
+export type ToolOutcome = { status: "done"; content: string; isError: boolean } | { status: "unknown"; reason: string };
+
+export interface ToolCallReport {
+  tool: string;
+  outcome: "ok" | "error" | "unknown";
+  /** Read back from the journal: the tool was not called again. */
+  replayed: boolean;
+  latencyMs: number;
+}
+
+/** One call as the journal runs it: the idempotency key is the same for every attempt at the same step. */
+export type ToolCallRun = (idempotencyKey: string) => Promise<ToolOutcome>;
+
+/** The tool-use loop's recovery points, kept per user message beside the reply claim. */
+export interface AgentJournal {
+  /** The model's turn at `step`, as an earlier attempt kept it. */
+  step(step: number): Promise<string | undefined>;
+  /** Keeps the model's turn at `step`; resolves to the turn that stands (the first kept). */
+  keepStep(step: number, turn: string): Promise<string>;
+  /**
+   * The outcome of the `index`-th call of `step`: the journaled one if any attempt finished it; `unknown` if an
+   * earlier attempt started it and never recorded an outcome; else `run`'s, journaled. `replayed` says whether
+   * `run` was skipped.
+   */
+  call(step: number, index: number, run: ToolCallRun): Promise<{ outcome: ToolOutcome; replayed: boolean }>;
 }
 
 export interface AgentUsage {
@@ -21,6 +59,7 @@ export interface AgentUsage {
 
 export interface AgentAnswer {
   text: string;
+  /** The tokens of the LLM calls this attempt made (replayed steps cost none). */
   usage: AgentUsage;
 }
 

@@ -7,6 +7,7 @@ export const statCounters = [
   "duplicateReplies",
   "failures",
   "llmTokens",
+  "toolCalls",
 ] as const;
 export type StatCounter = (typeof statCounters)[number];
 export type StatCounts = Record<StatCounter, number>;

@@ -1,4 +1,5 @@
 import type { Platform } from "../chat-event.ts";
+import type { ToolCallReport } from "./agent.ts";
 
 export interface WorkspaceRef {
   platform: Platform;
@@ -26,6 +27,8 @@ export interface Telemetry {
   /** `reason` is shown to the workspace's admins: build it with failureSummary, never from a secret. */
   failure(ws: WorkspaceRef, stage: FailureStage, reason: string): void;
   llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void;
+  /** One tool call of the agent, replayed from the journal or made. */
+  toolCalled(ws: WorkspaceRef, report: ToolCallReport): void;
 }
 
 /** The subset of pino the core writes to. */

@@ -13,6 +13,17 @@ export interface Workspace<C = unknown> {
   credentials: C;
   settings: WorkspaceSettings;
   identity: BotIdentity;
+  /** The MCP servers attached to the workspace, their auth header decrypted (never logged, never returned). */
+  toolServers?: readonly ToolServer[];
+}
+
+/** An MCP server reached over Streamable HTTP. `name` prefixes its tools' names; `updatedAt` versions its config. */
+export interface ToolServer {
+  id: string;
+  name: string;
+  url: string;
+  authHeader?: { name: string; value: string };
+  updatedAt: string;
 }
 
 /** Finds workspaces for the pipeline. "Unknown" is never cached: a workspace created a second ago must be found. */

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 
 const route = "POST /v1/messages";
@@ -7,6 +8,23 @@ export interface FakeMessage {
   role: string;
   /** The message's text: its string content, or its text blocks joined. */
   text: string;
+  /** Its `tool_use` blocks (an assistant turn asking for tools). */
+  toolUses: FakeToolUse[];
+  /** Its `tool_result` blocks (a user turn answering them). */
+  toolResults: FakeToolResult[];
+}
+
+export interface FakeToolUse {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface FakeToolResult {
+  toolUseId: string;
+  /** Its content: a string, or its text blocks joined. */
+  text: string;
+  isError: boolean;
 }
 
 /** One call to the fake as the Messages API would read it. */
@@ -15,6 +33,10 @@ export interface AnthropicCall {
   system?: string;
   maxTokens?: number;
   messages: FakeMessage[];
+  /** The names of the tools offered. */
+  tools: string[];
+  /** `tool_choice.type`, when given ("auto", "any", "tool", "none"). */
+  toolChoice?: string;
   /** The parts marked `cache_control: {type: "ephemeral"}`, in order: "system", "messages.<index>". */
   cacheBreakpoints: string[];
   /** The key the caller presented, in `x-api-key` or `Authorization: Bearer`. */
@@ -24,9 +46,16 @@ export interface AnthropicCall {
   request: RecordedCall;
 }
 
-/** What the fake answers: its text (several strings: several text blocks), and optionally usage and stop reason. */
+/**
+ * What the fake answers: its text (several strings: several text blocks), optionally usage and stop reason, and the
+ * tools it asks for (`tool_use` blocks after the text, stop reason `tool_use`). Under `tool_choice: none` the fake,
+ * like the API, asks for no tool.
+ */
 export interface FakeAnswer {
   text: string | string[];
+  toolUse?: { name: string; input: Record<string, unknown> }[];
+  /** Wait this long before answering: a slow turn (the call stays in flight, its status unset, meanwhile). */
+  delayMs?: number;
   usage?: FakeUsage;
   stopReason?: string;
 }
@@ -132,7 +161,7 @@ export class FakeAnthropic {
     return this;
   }
 
-  private respond(request: RecordedCall): FakeResponse {
+  private async respond(request: RecordedCall): Promise<FakeResponse> {
     const call = readCall(request);
     if (!call.apiKey || (this.options.apiKey !== undefined && call.apiKey !== this.options.apiKey)) {
       return apiError(401, "invalid x-api-key");
@@ -141,9 +170,17 @@ export class FakeAnthropic {
     if (invalid) return apiError(400, invalid);
 
     const answer = this.answerer(call);
-    const { text, usage, stopReason }: FakeAnswer = typeof answer === "string" ? { text: answer } : answer;
+    const { text, usage, stopReason, toolUse, delayMs }: FakeAnswer =
+      typeof answer === "string" ? { text: answer } : answer;
+    if (delayMs) await sleep(delayMs);
     const blocks = (Array.isArray(text) ? text : [text]).filter((block) => block !== "");
     const serial = ++this.answered;
+    const toolBlocks = (call.toolChoice === "none" ? [] : (toolUse ?? [])).map(({ name, input }, index) => ({
+      type: "tool_use",
+      id: `toolu_fake_${serial}_${index}`,
+      name,
+      input,
+    }));
     return {
       status: 200,
       headers: { "request-id": `req_fake_${serial}` },
@@ -152,8 +189,8 @@ export class FakeAnthropic {
         type: "message",
         role: "assistant",
         model: call.model,
-        content: blocks.map((block) => ({ type: "text", text: block })),
-        stop_reason: stopReason ?? "end_turn",
+        content: [...blocks.map((block) => ({ type: "text", text: block })), ...toolBlocks],
+        stop_reason: stopReason ?? (toolBlocks.length > 0 ? "tool_use" : "end_turn"),
         stop_sequence: null,
         usage: usage ?? { ...this.inputUsage(call), output_tokens: words(blocks.join(" ")) },
       },
@@ -191,7 +228,22 @@ function readCall(request: RecordedCall): AnthropicCall {
     model: typeof body.model === "string" ? body.model : undefined,
     system: body.system === undefined ? undefined : textOf(body.system),
     maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
-    messages: messages.map((m) => ({ role: String(m.role), text: textOf(m.content) })),
+    messages: messages.map((m) => ({
+      role: String(m.role),
+      text: textOf(m.content),
+      toolUses: blocksOf(m.content, "tool_use").map((b) => ({
+        id: String(b.id),
+        name: String(b.name),
+        input: b.input,
+      })),
+      toolResults: blocksOf(m.content, "tool_result").map((b) => ({
+        toolUseId: String(b.tool_use_id),
+        text: textOf(b.content),
+        isError: b.is_error === true,
+      })),
+    })),
+    tools: Array.isArray(body.tools) ? body.tools.map((tool) => String((tool as { name?: unknown }).name)) : [],
+    toolChoice: (body.tool_choice as { type?: string } | undefined)?.type,
     cacheBreakpoints: [
       ...(hasCacheControl(body.system) ? ["system"] : []),
       ...messages.flatMap((m, i) => (hasCacheControl(m.content) ? [`messages.${i}`] : [])),
@@ -214,6 +266,10 @@ function hasCacheControl(content: unknown): boolean {
   return Array.isArray(content) && content.some((block) => block?.cache_control?.type === "ephemeral");
 }
 
+function blocksOf(content: unknown, type: string): Record<string, unknown>[] {
+  return Array.isArray(content) ? content.filter((block) => block?.type === type) : [];
+}
+
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -224,10 +280,22 @@ function invalidRequest(call: AnthropicCall): string | undefined {
   if (!call.model) return "model: field required";
   if (!call.maxTokens || call.maxTokens < 1) return "max_tokens: must be a positive integer";
   if (call.messages.length === 0) return "messages: at least one message is required";
+  for (const tool of call.tools) {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool)) return `tools: name ${tool} does not match ^[a-zA-Z0-9_-]{1,64}$`;
+  }
   for (const [index, message] of call.messages.entries()) {
     const expected = index % 2 === 0 ? "user" : "assistant";
     if (message.role !== expected) return `messages.${index}.role: expected ${expected}, got ${message.role}`;
-    if (message.text.trim() === "") return `messages.${index}: text content blocks must be non-empty`;
+    const hasTools = message.toolUses.length + message.toolResults.length > 0;
+    if (message.text.trim() === "" && !hasTools) return `messages.${index}: text content blocks must be non-empty`;
+    if (hasTools && call.tools.length === 0) {
+      return "Requests which include `tool_use` or `tool_result` blocks must define tools.";
+    }
+    const asked = call.messages[index - 1]?.toolUses.map((use) => use.id) ?? [];
+    const answered = message.toolResults.map((result) => result.toolUseId);
+    if (message.role === "user" && JSON.stringify(asked) !== JSON.stringify(answered)) {
+      return `messages.${index}: each tool_use of messages.${index - 1} needs a tool_result, in order`;
+    }
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  * carry different event ids are all answered. The system tests must then fail with duplicates — proof that their
  * counts can see them.
  */
-import { ReplyLedger } from "@resident/core";
+import { MemoryClaimStore, ReplyLedger, ToolJournal } from "@resident/core";
 
 ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged" });
 ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
@@ -15,4 +15,6 @@ ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
 // yes-man commit (which no longer ends it).
 ReplyLedger.prototype.beginSend = async () => ({ first: true, token: "sabotaged" });
 ReplyLedger.prototype.endSend = async () => true;
+// The tool journal is part of the ledger: each attempt keeps its steps to itself.
+ReplyLedger.prototype.toolJournal = (event, ttlMs) => new ToolJournal(new MemoryClaimStore(), event, ttlMs);
 process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
