@@ -30,3 +30,8 @@ export function conversationKey(event: Pick<QueuedEvent, "workspaceId" | "conver
   const { id, threadId } = event.conversation;
   return `conversation:${event.workspaceId}:${id}:${threadId ?? ""}`;
 }
+
+/** The platform id of a user message's streamed reply, recorded at its first write so a takeover finishes it. */
+export function streamKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">): string {
+  return `stream:${event.workspaceId}:${event.messageKey}`;
+}

@@ -8,10 +8,12 @@ import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import { type Agent, tokensUsed } from "./ports/agent.ts";
 import type { ConversationMemory } from "./ports/conversation-memory.ts";
 import type { Job } from "./ports/job-queue.ts";
-import type { PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { OutboundStreams } from "./ports/outbound-stream.ts";
+import type { OutboundReply, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
 import { outcomeUnknown, type ReplyLedger, refusedForGood, type SendStart } from "./reply-ledger.ts";
+import { StreamWriter } from "./stream-writer.ts";
 import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
 export interface ReplyWorkerDeps {
@@ -96,27 +98,57 @@ export class ReplyWorker {
     );
     let stage: FailureStage = "agent";
     let sending: SendStart | undefined;
+    let writer: StreamWriter<unknown> | undefined;
     let delivery: Delivery;
     let text: string;
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       const journaled = await ledger.journaledAnswer(event);
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
-      text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
-      lease.signal.throwIfAborted();
-      stage = "send";
-      const reply = { event, text, replyKey: replyKey(event) };
-      sending = await ledger.beginSend(event, job.id, ttlMs);
-      const first = sending.first;
-      delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
-        span.setAttribute("resident.send.first", first);
-        const delivery = first
-          ? await sender.send(adapter, workspace, reply, lease.signal)
-          : await sender.resume(adapter, workspace, reply, lease.signal);
-        span.setAttribute("resident.send.status", delivery.status);
-        return delivery;
-      });
+      const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
+      // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
+      const streamed = streams && (await ledger.streamedMessage(event));
+      if (streams && streamed !== undefined) {
+        text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
+        stage = "send";
+        const reply = { event, text, replyKey: replyKey(event) };
+        await inSpan("stream complete", { kind: SpanKind.CLIENT }, () => streams.complete(reply, streamed, workspace));
+        delivery = { status: "sent", messageId: streamed };
+      } else {
+        if (streams && journaled === undefined) sending = await ledger.beginSend(event, job.id, ttlMs);
+        writer =
+          streams && sending?.first
+            ? new StreamWriter({
+                streams,
+                workspace,
+                reply: { event, text: "", replyKey: replyKey(event) },
+                onStarted: (messageId) => ledger.recordStream(event, messageId, ttlMs),
+                logger: this.deps.logger,
+              })
+            : undefined;
+        text =
+          journaled ??
+          (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, writer?.push), ttlMs));
+        lease.signal.throwIfAborted();
+        stage = "send";
+        const reply = { event, text, replyKey: replyKey(event) };
+        const opened = await writer?.finish(text);
+        sending ??= await ledger.beginSend(event, job.id, ttlMs);
+        const first = sending.first;
+        delivery =
+          opened !== undefined
+            ? { status: "sent", messageId: opened }
+            : await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
+                span.setAttribute("resident.send.first", first);
+                const delivery = first
+                  ? await sender.send(adapter, workspace, reply, lease.signal)
+                  : await sender.resume(adapter, workspace, reply, lease.signal);
+                span.setAttribute("resident.send.status", delivery.status);
+                return delivery;
+              });
+      }
     } catch (error) {
+      writer?.abandon();
       lease.stop();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
       this.deps.logger.warn(
@@ -140,7 +172,7 @@ export class ReplyWorker {
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
     const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
     if (await inSpan("commit", {}, async () => this.commit(event, token, value, ttlMs))) {
-      if (sending.first) await ledger.endSend(event, sending.token).catch(() => {});
+      if (sending?.first) await ledger.endSend(event, sending.token).catch(() => {});
     } else {
       telemetry.failure(ws, "commit", "the reply was posted but could not be recorded as sent");
     }
@@ -155,7 +187,13 @@ export class ReplyWorker {
   }
 
   /** Asks the agent, with the thread's history, for the answer to the event. */
-  private async compose(event: QueuedEvent, workspace: Workspace, ws: WorkspaceRef, lease: HeldLease): Promise<string> {
+  private async compose(
+    event: QueuedEvent,
+    workspace: Workspace,
+    ws: WorkspaceRef,
+    lease: HeldLease,
+    onText?: (delta: string) => void,
+  ): Promise<string> {
     const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
       if (!(error instanceof StoreUnavailableError)) throw error;
@@ -175,6 +213,7 @@ export class ReplyWorker {
         settings: workspace.settings,
         history,
         signal: lease.signal,
+        ...(onText ? { onText } : {}),
       });
       span.setAttributes({
         "gen_ai.usage.input_tokens": answer.usage.inputTokens,
@@ -201,4 +240,14 @@ export class ReplyWorker {
     }
     return false;
   }
+}
+
+/** The platform's streams, when it has them, the workspace streams, and the conversation takes a stream. */
+function streamsFor<C>(
+  adapter: PlatformAdapter<C>,
+  workspace: Workspace<C>,
+  reply: OutboundReply,
+): OutboundStreams<C> | undefined {
+  const { streams } = adapter;
+  return streams && workspace.settings.streaming && streams.accepts(reply, workspace) ? streams : undefined;
 }

@@ -16,6 +16,8 @@ export const workspaceSettingsSchema = z
     eventTtlSeconds: seconds(7 * 86_400).optional(),
     /** How long a reply's `sent` marker lives. */
     replyTtlSeconds: seconds(7 * 86_400).optional(),
+    /** Whether answers stream into their message as they are written, where the platform can; default true. */
+    streaming: z.boolean().optional(),
   })
   .strict();
 
@@ -27,6 +29,7 @@ export interface WorkspaceSettings {
   failMode: FailMode;
   eventTtlSeconds: number;
   replyTtlSeconds: number;
+  streaming: boolean;
 }
 
 export const defaultSystemPrompt =
@@ -41,5 +44,6 @@ export function resolveSettings(input: WorkspaceSettingsInput, defaultFailMode: 
     failMode: input.failMode ?? defaultFailMode,
     eventTtlSeconds: input.eventTtlSeconds ?? defaultTtlSeconds,
     replyTtlSeconds: input.replyTtlSeconds ?? defaultTtlSeconds,
+    streaming: input.streaming ?? true,
   };
 }

@@ -7,6 +7,8 @@ export interface AgentRequest {
   settings: WorkspaceSettings;
   history: Turn[];
   signal: AbortSignal;
+  /** Receives the answer's text as the LLM writes it, piece by piece; the pieces joined are the answer's text. */
+  onText?: (delta: string) => void;
 }
 
 export interface AgentUsage {

@@ -1,4 +1,5 @@
 import type { ChatEvent, Platform, QueuedEvent } from "../chat-event.ts";
+import type { OutboundStreams } from "./outbound-stream.ts";
 import type { BotIdentity, Workspace } from "./tenant-directory.ts";
 
 /** A webhook delivery exactly as it arrived; the raw bytes are what signatures cover. */
@@ -50,6 +51,8 @@ export interface PlatformAdapter<C = unknown> {
    * adapters whose platform cannot be read back leave this out, and an unknown outcome is then never resent.
    */
   findReply?(reply: OutboundReply, workspace: Workspace<C>): Promise<SentReply | undefined>;
+  /** Streamed answers, where the platform has them and the workspace has not turned them off. */
+  readonly streams?: OutboundStreams<C>;
   /** Checks credentials with the platform and learns the bot's identity. Throws InvalidCredentialsError. */
   connect(credentials: C): Promise<BotIdentity>;
 }
