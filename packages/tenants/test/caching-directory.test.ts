@@ -97,6 +97,7 @@ describe.each(backends)("$name: the caching directory", (backend) => {
         failMode: "open",
         eventTtlSeconds: 86_400,
         replyTtlSeconds: 86_400,
+        streaming: true,
       },
       identity: { botUserId: "U0BOT" },
     });
