@@ -50,18 +50,19 @@ export class AnthropicAgent implements Agent {
     });
   }
 
-  async answer({ event, settings, history, signal }: AgentRequest): Promise<AgentAnswer> {
+  async answer({ event, settings, history, signal, onText }: AgentRequest): Promise<AgentAnswer> {
+    const body = {
+      model: settings.model,
+      system: cachedSystem(settings.systemPrompt),
+      max_tokens: this.maxTokens,
+      messages: cachedConversation(toConversation(history, event.text)),
+    };
     let message: Anthropic.Message;
     try {
-      message = await this.client.messages.create(
-        {
-          model: settings.model,
-          system: cachedSystem(settings.systemPrompt),
-          max_tokens: this.maxTokens,
-          messages: cachedConversation(toConversation(history, event.text)),
-        },
-        { signal },
-      );
+      // Streamed when someone watches the text arrive; the final message is the same either way.
+      message = onText
+        ? await this.client.messages.stream(body, { signal }).on("text", onText).finalMessage()
+        : await this.client.messages.create(body, { signal });
     } catch (error) {
       // Aborted by the caller (the reply lease was lost): surface the caller's reason, not the SDK's.
       signal.throwIfAborted();
