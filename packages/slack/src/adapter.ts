@@ -6,6 +6,7 @@ import {
   type Logger,
   type OutboundReply,
   type PlatformAdapter,
+  type RateLimiter,
   type SentReply,
   type Workspace,
 } from "@resident/core";
@@ -16,6 +17,7 @@ import { toConnectError } from "./errors.ts";
 import { normalizeDelivery } from "./normalize.ts";
 import { findPostedReply, postReply } from "./send.ts";
 import { isSslCheck } from "./ssl-check.ts";
+import { SlackStreams } from "./stream.ts";
 import { verifyDelivery } from "./verify.ts";
 
 export interface SlackAdapterOptions {
@@ -25,11 +27,14 @@ export interface SlackAdapterOptions {
   timeoutMs?: number;
   /** Receives app_rate_limited notices and the Web API client's warnings. */
   logger?: Logger;
+  /** Cluster-wide windows for the streamed writes' rate limits. */
+  limiter?: RateLimiter;
 }
 
 /** Slack through the Events API (HTTP) and the Web API. See README.md for what it answers and why. */
 export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   readonly platform = "slack";
+  readonly streams: SlackStreams;
   private readonly clients: SlackClients;
 
   constructor(private readonly options: SlackAdapterOptions = {}) {
@@ -38,6 +43,7 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
       timeoutMs: options.timeoutMs ?? 10_000,
       logger: options.logger,
     });
+    this.streams = new SlackStreams(this.clients, options.limiter);
   }
 
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
