@@ -107,17 +107,21 @@ export class ReplyWorker {
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
       const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
       // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
-      const streamed = streams && (await ledger.streamedMessage(event));
+      let streamed = streams && (await ledger.streamedMessage(event));
+      if (streams && streamed === undefined) {
+        sending = await ledger.beginSend(event, job.id, ttlMs);
+        if (!sending.first) streamed = await this.orphanedStream(streams, workspace, event, ttlMs);
+      }
       if (streams && streamed !== undefined) {
         text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
-        await inSpan("stream complete", { kind: SpanKind.CLIENT }, () => streams.complete(reply, streamed, workspace));
-        delivery = { status: "sent", messageId: streamed };
+        const messageId = streamed;
+        await inSpan("stream complete", { kind: SpanKind.CLIENT }, () => streams.complete(reply, messageId, workspace));
+        delivery = { status: "sent", messageId };
       } else {
-        if (streams && journaled === undefined) sending = await ledger.beginSend(event, job.id, ttlMs);
         writer =
-          streams && sending?.first
+          streams && sending?.first && journaled === undefined
             ? new StreamWriter({
                 streams,
                 workspace,
@@ -184,6 +188,22 @@ export class ReplyWorker {
     await memory
       .append(conversationKey(event), history, this.historyTurns, this.deps.historyTtlMs ?? 7 * 86_400_000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
+  }
+
+  /**
+   * A stream that an earlier holder opened and died before recording (it left its sending mark): found on the
+   * platform where it can be, and recorded, so that it is completed instead of a second message posted.
+   */
+  private async orphanedStream<C>(
+    streams: OutboundStreams<C>,
+    workspace: Workspace<C>,
+    event: QueuedEvent,
+    ttlMs: number,
+  ): Promise<string | undefined> {
+    const found = await streams.findOpened?.({ event, text: "", replyKey: replyKey(event) }, workspace);
+    if (!found) return undefined;
+    trace.getActiveSpan()?.addEvent("adopted a stream its opener did not record");
+    return this.deps.ledger.recordStream(event, found.messageId, ttlMs);
   }
 
   /** Asks the agent, with the thread's history, for the answer to the event. */

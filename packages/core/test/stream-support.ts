@@ -46,6 +46,10 @@ export class StreamingUnitPlatform extends UnitPlatform {
       message.text += write.text;
       message.streaming = false;
     },
+    findOpened: async (reply) => {
+      const open = this.messages.find((m) => m.replyKey === reply.replyKey && m.streaming);
+      return open ? { messageId: open.id } : undefined;
+    },
     complete: async (write, messageId) => {
       this.writes.push({ method: "complete", messageId, text: write.text });
       const message = this.message(messageId);

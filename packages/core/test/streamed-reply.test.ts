@@ -77,6 +77,27 @@ describe("ReplyWorker: streamed answers", () => {
     store.close();
   });
 
+  it("a takeover finds a stream its dead opener never recorded, and completes it instead of posting", async () => {
+    let now = Date.now();
+    const store = new MemoryStore({ now: () => now });
+    const platform = new StreamingUnitPlatform();
+    const event = newEvent();
+    const dying = instance(store, platform);
+    // The opener dies between Slack's answer to the first write and the ledger's record of it.
+    dying.ledger.recordStream = () => new Promise(() => {});
+    void dying.worker.handle(job(event, 1));
+    await expect.poll(() => platform.messages.length).toBe(1);
+    now += leaseMs + 1;
+
+    const taker = instance(store, platform);
+    await taker.worker.handle(job(event, 2));
+    expect(platform.messages).toHaveLength(1);
+    expect(platform.messages[0]).toMatchObject({ text: answer(1), streaming: false });
+    expect(platform.posts).toEqual([]);
+    expect(await taker.ledger.streamedMessage(event)).toBe("s1");
+    store.close();
+  });
+
   it("a retry after the LLM failed mid-stream asks it again and completes the message it opened", async () => {
     const store = new MemoryStore();
     const platform = new StreamingUnitPlatform();

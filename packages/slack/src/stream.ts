@@ -1,4 +1,5 @@
 import {
+  type OutboundReply,
   type OutboundStreams,
   OutcomeUnknownError,
   RateLimitedError,
@@ -12,6 +13,7 @@ import type { SlackClients } from "./api.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toSendError } from "./errors.ts";
 import { replyMetadata } from "./reply-metadata.ts";
+import { findOpenedStream } from "./send.ts";
 
 /** chat.appendStream is a Tier 4 method (100+ a minute per workspace): the cluster shares one window per team. */
 const appendsPerMinute = 100;
@@ -55,6 +57,12 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
     }
     if (!ts) throw new OutcomeUnknownError("Slack accepted chat.startStream without a message ts");
     return { messageId: ts };
+  }
+
+  /** A stream opened for this reply whose opener died before recording it: our bot's unstamped message after it. */
+  async findOpened(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
+    const { botId } = workspace.identity;
+    return botId ? findOpenedStream(this.client(workspace), reply, botId) : undefined;
   }
 
   async append(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {

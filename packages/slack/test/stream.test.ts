@@ -95,3 +95,13 @@ describe("Slack streamed messages", () => {
     expect(slack.posts().find((p) => p.ts === messageId)?.text).toBe("One");
   });
 });
+
+describe("a stream its opener did not record", () => {
+  it("is found in the thread: our bot's unstamped message after the user's; stamped ones are not", async () => {
+    const reply = replyTo("who opened this?");
+    const { messageId } = await adapter.streams.start({ ...reply, text: "Half" }, workspace);
+    expect(await adapter.streams.findOpened(reply, workspace)).toEqual({ messageId });
+    await adapter.streams.stop({ ...reply, text: " done." }, messageId, workspace);
+    expect(await adapter.streams.findOpened(reply, workspace)).toBeUndefined();
+  });
+});

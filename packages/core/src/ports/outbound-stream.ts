@@ -22,6 +22,11 @@ export interface OutboundStreams<C = unknown> {
   /** Ends the stream with `text` as its last part, the message stamped so that it can be found again. */
   stop(write: StreamWrite, messageId: string, workspace: Workspace<C>): Promise<void>;
   /**
+   * Looks on the platform for a message `start` opened for this reply whose id was never recorded (its opener died
+   * in between). Throws when it cannot look; undefined when there is none. Absent: such a message is not found.
+   */
+  findOpened?(reply: OutboundReply, workspace: Workspace<C>): Promise<SentReply | undefined>;
+  /**
    * Ends the stream if it is still open and makes `text` (the complete answer) the message's whole text: after a
    * takeover, an expired stream or a refused write. Safe to repeat.
    */
