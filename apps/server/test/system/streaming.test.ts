@@ -119,13 +119,15 @@ it("kill -9 of the streaming instance mid-answer: each message still ends as one
   d().llm.answerWith(answerer).streamSlowly(250);
   const asked = await ask(18, "sk");
   const byTag = new Map(asked.map((m) => [m.tag, m]));
-  // The victim: an instance with at least two answers streaming into Slack (their LLM streams are still open).
+  // The victim: an instance with at least two answers streaming into Slack (their LLM streams are still open). A kill
+  // right after a stream's first write (before its id is recorded) is the unit tests' case (streamed-reply.test.ts).
   const streamingOn = (instance: DeployedInstance) =>
     d()
       .llm.calls()
       .filter((call) => call.status === undefined && d().instanceOf(call) === instance)
       .map((call) => byTag.get(llmTag(call) ?? ""))
-      .filter((m): m is Asked => m !== undefined && botMessages(m).some((post) => post.streaming));
+      // Streaming past its first write: its id is recorded and appends have followed.
+      .filter((m): m is Asked => m !== undefined && botMessages(m).some((p) => p.streaming && p.text.length > 20));
   const victim = await vi.waitFor(
     () => {
       const busiest = [...d().instances].sort((a, b) => streamingOn(b).length - streamingOn(a).length)[0];
