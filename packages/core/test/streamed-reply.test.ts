@@ -1,7 +1,8 @@
-import { MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { PermanentSendError, StreamEndedError } from "../src/errors.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
 import { ReplyWorker } from "../src/reply-worker.ts";
@@ -14,7 +15,7 @@ const leaseMs = 300;
 class Overloaded extends Error {}
 const answer = (call: number) => `the whole answer number ${call}, written word by word until it ends.`;
 
-function instance(store: MemoryStore, platform: StreamingUnitPlatform, settings = {}) {
+function instance(store: MemoryClaimStore, platform: StreamingUnitPlatform, settings = {}) {
   const agent = streamingAgent(answer);
   const ledger = new ReplyLedger(store, leaseMs);
   const worker = new ReplyWorker({
@@ -23,7 +24,7 @@ function instance(store: MemoryStore, platform: StreamingUnitPlatform, settings 
     ledger,
     sender: new OutboundSender({ rateLimitBudgetMs: 1_000, reconcileAttempts: 1, reconcileDelayMs: 10 }),
     agent,
-    memory: store,
+    memory: new MemoryConversationMemory(),
     telemetry: new CountingTelemetry(),
     logger: quietLogger,
   });
@@ -35,7 +36,7 @@ const job = (event: ReturnType<typeof newEvent>, attempt = 1) => ({ id: "job-1",
 
 describe("ReplyWorker: streamed answers", () => {
   it("streams the answer into one message in chunks, its id recorded before the second write", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     const { worker, ledger } = instance(store, platform);
     const event = newEvent();
@@ -52,12 +53,11 @@ describe("ReplyWorker: streamed answers", () => {
     expect(platform.writes.every((w) => w.text.length <= platform.streams.maxChunkChars)).toBe(true);
     expect(recordedAtWrite.length).toBeGreaterThan(1);
     expect(recordedAtWrite.every((id) => id === "s1")).toBe(true);
-    store.close();
   });
 
   it("a takeover after the holder froze mid-stream completes that same message, never a second", async () => {
     let now = Date.now();
-    const store = new MemoryStore({ now: () => now });
+    const store = new MemoryClaimStore({ now: () => now });
     const platform = new StreamingUnitPlatform();
     const event = newEvent();
     const dying = instance(store, platform);
@@ -74,12 +74,11 @@ describe("ReplyWorker: streamed answers", () => {
     expect(platform.writes.filter((w) => w.method === "start")).toHaveLength(1);
     expect(platform.posts).toEqual([]);
     expect(await died).toBeInstanceOf(Error);
-    store.close();
   });
 
   it("a takeover finds a stream its dead opener never recorded, and completes it instead of posting", async () => {
     let now = Date.now();
-    const store = new MemoryStore({ now: () => now });
+    const store = new MemoryClaimStore({ now: () => now });
     const platform = new StreamingUnitPlatform();
     const event = newEvent();
     const dying = instance(store, platform);
@@ -95,11 +94,10 @@ describe("ReplyWorker: streamed answers", () => {
     expect(platform.messages[0]).toMatchObject({ text: answer(1), streaming: false });
     expect(platform.posts).toEqual([]);
     expect(await taker.ledger.streamedMessage(event)).toBe("s1");
-    store.close();
   });
 
   it("a retry after the LLM failed mid-stream asks it again and completes the message it opened", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     const event = newEvent();
     const { worker, agent } = instance(store, platform);
@@ -115,11 +113,10 @@ describe("ReplyWorker: streamed answers", () => {
     await worker.handle(job(event, 2));
     expect(platform.messages).toHaveLength(1);
     expect(platform.messages[0]).toMatchObject({ text: answer(2), streaming: false });
-    store.close();
   });
 
   it("a stream that expires mid-answer is completed by an update with the whole answer", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     const { worker } = instance(store, platform);
     platform.onWrite = (method) => {
@@ -132,7 +129,7 @@ describe("ReplyWorker: streamed answers", () => {
   });
 
   it("a write refused mid-answer ends the streaming; the message is completed by an update", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     platform.writeFailures.append = [new PermanentSendError("refused")];
     const { worker } = instance(store, platform);
@@ -143,7 +140,7 @@ describe("ReplyWorker: streamed answers", () => {
   });
 
   it("an expiry at the stop is completed by an update too", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     platform.writeFailures.stop = [new StreamEndedError("message_not_in_streaming_state")];
     const { worker } = instance(store, platform);
@@ -153,7 +150,7 @@ describe("ReplyWorker: streamed answers", () => {
   });
 
   it("an opening that fails posts the answer once instead", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     platform.writeFailures.start = [new PermanentSendError("streams refused here")];
     const { worker, agent } = instance(store, platform);
@@ -164,7 +161,7 @@ describe("ReplyWorker: streamed answers", () => {
   });
 
   it("with streaming turned off the answer is posted once", async () => {
-    const store = new MemoryStore();
+    const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();
     const { worker } = instance(store, platform, { streaming: false });
     await worker.handle(job(newEvent()));
