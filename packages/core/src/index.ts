@@ -25,6 +25,7 @@ export type * from "./ports/rate-limiter.ts";
 export * from "./ports/stats-store.ts";
 export type * from "./ports/telemetry.ts";
 export type * from "./ports/tenant-directory.ts";
+export type * from "./ports/working-indicator.ts";
 export * from "./reply-ledger.ts";
 export * from "./reply-worker.ts";
 export * from "./request-failures.ts";

@@ -101,6 +101,7 @@ export class ReplyWorker {
     let writer: StreamWriter<unknown> | undefined;
     let delivery: Delivery;
     let text: string;
+    const working = this.indicator(adapter, workspace, event);
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       const journaled = await ledger.journaledAnswer(event);
@@ -113,7 +114,13 @@ export class ReplyWorker {
         if (!sending.first) streamed = await this.orphanedStream(streams, workspace, event, ttlMs);
       }
       if (streams && streamed !== undefined) {
-        text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
+        text =
+          journaled ??
+          (await ledger.journalAnswer(
+            event,
+            await this.compose(event, workspace, ws, lease, { onStart: working.show }),
+            ttlMs,
+          ));
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
         const messageId = streamed;
@@ -132,7 +139,11 @@ export class ReplyWorker {
             : undefined;
         text =
           journaled ??
-          (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, writer?.push), ttlMs));
+          (await ledger.journalAnswer(
+            event,
+            await this.compose(event, workspace, ws, lease, { onText: writer?.push, onStart: working.show }),
+            ttlMs,
+          ));
         lease.signal.throwIfAborted();
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
@@ -154,6 +165,7 @@ export class ReplyWorker {
     } catch (error) {
       writer?.abandon();
       lease.stop();
+      working.clear();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
       this.deps.logger.warn(
         { err: error, workspaceId: ws.workspaceId, stage },
@@ -171,6 +183,7 @@ export class ReplyWorker {
       throw error;
     }
     lease.stop();
+    working.clear();
 
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
@@ -188,6 +201,23 @@ export class ReplyWorker {
     await memory
       .append(conversationKey(event), history, this.historyTurns, this.deps.historyTtlMs ?? 7 * 86_400_000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
+  }
+
+  /** Shows and clears the platform's working indicator, never failing the answer; cleared even if never shown. */
+  private indicator<C>(adapter: PlatformAdapter<C>, workspace: Workspace<C>, event: QueuedEvent) {
+    const question = { event, text: event.text, replyKey: replyKey(event) };
+    const warn = (err: unknown) =>
+      this.deps.logger.debug({ err, workspaceId: workspace.id }, "the working indicator failed");
+    // A clear waits for the show before it, so that it is never overtaken and the status left standing.
+    let shown: Promise<void> = Promise.resolve();
+    return {
+      show: (firstInThread: boolean) => {
+        shown = adapter.working?.show(question, workspace, { firstInThread }).catch(warn) ?? shown;
+      },
+      clear: () => {
+        void shown.then(() => adapter.working?.clear(question, workspace)).catch(warn);
+      },
+    };
   }
 
   /**
@@ -212,7 +242,7 @@ export class ReplyWorker {
     workspace: Workspace,
     ws: WorkspaceRef,
     lease: HeldLease,
-    onText?: (delta: string) => void,
+    { onText, onStart }: ComposeHooks = {},
   ): Promise<string> {
     const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
@@ -224,6 +254,7 @@ export class ReplyWorker {
       );
       return [];
     });
+    onStart?.(history.length === 0);
     const started = performance.now();
     // Tool calls, once the agent makes them, get spans of their own under this one.
     const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
@@ -270,4 +301,11 @@ function streamsFor<C>(
 ): OutboundStreams<C> | undefined {
   const { streams } = adapter;
   return streams && workspace.settings.streaming && streams.accepts(reply, workspace) ? streams : undefined;
+}
+
+interface ComposeHooks {
+  /** Receives the answer's text as the LLM writes it. */
+  onText?: (delta: string) => void;
+  /** Called as the agent is asked, with whether the thread had no history. */
+  onStart?: (firstInThread: boolean) => void;
 }

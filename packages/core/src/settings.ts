@@ -18,6 +18,15 @@ export const workspaceSettingsSchema = z
     replyTtlSeconds: seconds(7 * 86_400).optional(),
     /** Whether answers stream into their message as they are written, where the platform can; default true. */
     streaming: z.boolean().optional(),
+    /** Offered when someone opens a new assistant thread, where the platform has them (Slack: at most 4). */
+    suggestedPrompts: z
+      .array(
+        z
+          .object({ title: plainText().min(1).max(75), message: plainText({ multiline: true }).min(1).max(1_000) })
+          .strict(),
+      )
+      .max(4)
+      .optional(),
   })
   .strict();
 
@@ -30,6 +39,14 @@ export interface WorkspaceSettings {
   eventTtlSeconds: number;
   replyTtlSeconds: number;
   streaming: boolean;
+  suggestedPrompts: SuggestedPrompt[];
+}
+
+export interface SuggestedPrompt {
+  /** What the button says. */
+  title: string;
+  /** What is sent as the user's message when it is clicked. */
+  message: string;
 }
 
 export const defaultSystemPrompt =
@@ -45,5 +62,6 @@ export function resolveSettings(input: WorkspaceSettingsInput, defaultFailMode: 
     eventTtlSeconds: input.eventTtlSeconds ?? defaultTtlSeconds,
     replyTtlSeconds: input.replyTtlSeconds ?? defaultTtlSeconds,
     streaming: input.streaming ?? true,
+    suggestedPrompts: input.suggestedPrompts ?? [],
   };
 }

@@ -12,6 +12,7 @@ import {
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
 import { SlackClients } from "./api.ts";
+import { SlackAssistant } from "./assistant.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toConnectError } from "./errors.ts";
 import { normalizeDelivery } from "./normalize.ts";
@@ -35,6 +36,7 @@ export interface SlackAdapterOptions {
 export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   readonly platform = "slack";
   readonly streams: SlackStreams;
+  readonly working: SlackAssistant;
   private readonly clients: SlackClients;
 
   constructor(private readonly options: SlackAdapterOptions = {}) {
@@ -44,6 +46,7 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
       logger: options.logger,
     });
     this.streams = new SlackStreams(this.clients, options.limiter);
+    this.working = new SlackAssistant(this.clients);
   }
 
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
@@ -52,7 +55,9 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   }
 
   normalize(request: InboundRequest, workspace: Workspace<SlackCredentials>, receivedAt: number): Inbound {
-    return normalizeDelivery(request, workspace, receivedAt, this.options.logger);
+    return normalizeDelivery(request, workspace, receivedAt, this.options.logger, (thread) =>
+      this.working.threadStarted(thread, workspace),
+    );
   }
 
   send(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply> {

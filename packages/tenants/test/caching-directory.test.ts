@@ -98,6 +98,7 @@ describe.each(backends)("$name: the caching directory", (backend) => {
         eventTtlSeconds: 86_400,
         replyTtlSeconds: 86_400,
         streaming: true,
+        suggestedPrompts: [],
       },
       identity: { botUserId: "U0BOT" },
     });

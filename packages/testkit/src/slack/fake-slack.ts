@@ -34,7 +34,17 @@ export type FakeSlackMethod =
   | "chat.startStream"
   | "chat.appendStream"
   | "chat.stopStream"
-  | "chat.update";
+  | "chat.update"
+  | "assistant.threads.setStatus"
+  | "assistant.threads.setSuggestedPrompts"
+  | "assistant.threads.setTitle";
+
+/** An assistant thread as the fake keeps it: its status (empty: none), title and suggested prompts. */
+export interface FakeAssistantThread {
+  status: string;
+  title?: string;
+  prompts?: { title: string; message: string }[];
+}
 
 /** markdown_text's limit in the streaming methods and chat.update. */
 const markdownLimit = 12_000;
@@ -59,6 +69,7 @@ export class FakeSlack {
   readonly server: FakeServer;
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
+  private readonly threads = new Map<string, FakeAssistantThread>();
 
   constructor() {
     this.server = new FakeServer({
@@ -69,6 +80,10 @@ export class FakeSlack {
       "POST /api/chat.appendStream": (call) => this.authorized(call, (bot, params) => this.appendStream(bot, params)),
       "POST /api/chat.stopStream": (call) => this.authorized(call, (bot, params) => this.stopStream(bot, params)),
       "POST /api/chat.update": (call) => this.authorized(call, (bot, params) => this.update(bot, params)),
+      "POST /api/assistant.threads.setStatus": (call) => this.authorized(call, (_, params) => this.setStatus(params)),
+      "POST /api/assistant.threads.setSuggestedPrompts": (call) =>
+        this.authorized(call, (_, params) => this.setSuggestedPrompts(params)),
+      "POST /api/assistant.threads.setTitle": (call) => this.authorized(call, (_, params) => this.setTitle(params)),
     });
   }
 
@@ -111,6 +126,12 @@ export class FakeSlack {
   /** Every message posted successfully, in order. */
   posts(): FakeSlackPost[] {
     return this.stored.map((post) => ({ ...post }));
+  }
+
+  /** An assistant thread's status, title and prompts as the bot last set them; undefined if it set none. */
+  assistantThread(channel: string, threadTs: string): FakeAssistantThread | undefined {
+    const thread = this.threads.get(`${channel}:${threadTs}`);
+    return thread && { ...thread };
   }
 
   /** Ends every open stream, as Slack does some minutes after it was started: later appends are refused. */
@@ -222,6 +243,7 @@ export class FakeSlack {
       team: bot.teamId,
     };
     this.stored.push(post);
+    this.replied(channel, threadTs);
     const { channel: _channel, ...message } = post;
     return ok({ channel, ts: post.ts, message: { type: "message", ...message } });
   }
@@ -252,6 +274,7 @@ export class FakeSlack {
       streaming: true,
     };
     this.stored.push(post);
+    this.replied(channel, threadTs);
     return ok({ channel, ts: post.ts });
   }
 
@@ -319,6 +342,62 @@ export class FakeSlack {
     if (!post) return "message_not_found";
     if (post.bot_id !== bot.botId) return "cant_update_message";
     return post;
+  }
+
+  /** Slack clears an assistant thread's status when the app replies in it. */
+  private replied(channel: string, threadTs: string | undefined): void {
+    const thread = threadTs ? this.threads.get(`${channel}:${threadTs}`) : undefined;
+    if (thread) thread.status = "";
+  }
+
+  private assistantThreadOf(params: Params): FakeAssistantThread | string {
+    const channel = stringParam(params.channel_id);
+    const threadTs = stringParam(params.thread_ts);
+    if (!channel) return "channel_not_found";
+    if (!threadTs) return "invalid_arguments";
+    const key = `${channel}:${threadTs}`;
+    const thread = this.threads.get(key) ?? { status: "" };
+    this.threads.set(key, thread);
+    return thread;
+  }
+
+  private setStatus(params: Params): FakeResponse {
+    if (typeof params.status !== "string") return slackError("invalid_arguments");
+    const thread = this.assistantThreadOf(params);
+    if (typeof thread === "string") return slackError(thread);
+    thread.status = params.status;
+    return ok({});
+  }
+
+  private setTitle(params: Params): FakeResponse {
+    const title = stringParam(params.title);
+    if (!title) return slackError("invalid_arguments");
+    const thread = this.assistantThreadOf(params);
+    if (typeof thread === "string") return slackError(thread);
+    thread.title = title;
+    return ok({});
+  }
+
+  private setSuggestedPrompts(params: Params): FakeResponse {
+    let prompts: unknown;
+    try {
+      prompts = typeof params.prompts === "string" ? JSON.parse(params.prompts) : params.prompts;
+    } catch {
+      return slackError("invalid_arguments");
+    }
+    const valid =
+      Array.isArray(prompts) &&
+      prompts.length >= 1 &&
+      prompts.length <= 4 &&
+      prompts.every((p) => isParams(p) && stringParam(p.title) && stringParam(p.message));
+    if (!valid) return slackError("invalid_arguments");
+    const thread = this.assistantThreadOf(params);
+    if (typeof thread === "string") return slackError(thread);
+    thread.prompts = (prompts as { title: string; message: string }[]).map(({ title, message }) => ({
+      title,
+      message,
+    }));
+    return ok({});
   }
 
   /** The thread rooted at `ts`, oldest first, cursor-paginated; metadata only with include_all_metadata. */
