@@ -1,7 +1,7 @@
 import { settle } from "@resident/testkit";
 import type { AnthropicCall } from "@resident/testkit/anthropic";
 import type { DeployedInstance } from "@resident/testkit/deployment";
-import { appMention, type FakeSlackPost, twinOf } from "@resident/testkit/slack";
+import { appMention, assistantThreadStarted, directMessage, type FakeSlackPost, twinOf } from "@resident/testkit/slack";
 import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
 import { drained, fire, llmTag, question } from "./support/messages.ts";
@@ -35,9 +35,13 @@ interface Asked {
   text: string;
   channel: string;
   ts: string;
+  /** Asked in an assistant thread (status shown while working). */
+  assistant?: boolean;
 }
 
-async function ask(count: number, prefix: string): Promise<Asked[]> {
+/** Channel mentions (each as its app_mention and message twin, each delivered twice), and as many messages again in
+ * assistant threads (each delivered twice) when `inAssistantThreads`. */
+async function ask(count: number, prefix: string, inAssistantThreads = false): Promise<Asked[]> {
   const slack = await d().connectSlack();
   const asked: Asked[] = [];
   const deliveries = [];
@@ -45,8 +49,14 @@ async function ask(count: number, prefix: string): Promise<Asked[]> {
     const { tag, text } = question(prefix);
     const mention = appMention(slack.bot, text);
     asked.push({ tag, text, channel: mention.event.channel, ts: mention.event.ts });
-    // Each message as its app_mention and its message twin, each delivered twice.
     for (const body of [mention, twinOf(mention), mention, twinOf(mention)]) deliveries.push(() => slack.send(body));
+    if (!inAssistantThreads) continue;
+    const inThread = question(prefix);
+    const started = assistantThreadStarted(slack.bot);
+    const dm = directMessage(slack.bot, inThread.text, { channel: started.event.channel, threadTs: started.event.ts });
+    asked.push({ ...inThread, channel: started.event.channel, ts: started.event.ts, assistant: true });
+    deliveries.push(() => slack.send(started));
+    for (const body of [dm, dm]) deliveries.push(() => slack.send(body));
   }
   const fired = await fire(deliveries, 32);
   expect(Object.fromEntries(fired.statuses)).toEqual({ 200: deliveries.length });
@@ -84,6 +94,8 @@ function verdicts(asked: Asked[]) {
     if (posts.some((post) => post.streaming)) wrong.push("left streaming");
     if (posts[0] && posts[0].text !== answerTo(m.text)) wrong.push(`text ${JSON.stringify(posts[0].text.slice(-40))}`);
     if (startsIn(m).length > 1) wrong.push(`${startsIn(m).length} streams started`);
+    const status = d().slack.assistantThread(m.channel, m.ts)?.status;
+    if (m.assistant && status !== "") wrong.push(`status ${JSON.stringify(status)}`);
     return wrong.length > 0 ? [`${m.tag}: ${wrong.join(", ")}`] : [];
   });
 }
@@ -92,14 +104,14 @@ it("a storm with streaming on: one bot message per user message, holding the LLM
   timeout: 180_000,
 }, async () => {
   d().llm.answerWith(answerer).streamSlowly(40);
-  const asked = await ask(60, "ss");
+  const asked = await ask(40, "ss", true);
   await answered(asked, 120_000);
   const appends = d().slack.callsTo("chat.appendStream").length;
   const calls = new Map<string, number>();
   for (const call of d().llm.calls()) calls.set(llmTag(call) ?? "", (calls.get(llmTag(call) ?? "") ?? 0) + 1);
   report("streaming storm", {
     messages: asked.length,
-    deliveries: asked.length * 4,
+    inAssistantThreads: asked.filter((m) => m.assistant).length,
     startStream: d().slack.callsTo("chat.startStream").length,
     appendStream: appends,
     stopStream: d().slack.callsTo("chat.stopStream").length,
@@ -117,7 +129,7 @@ it("kill -9 of the streaming instance mid-answer: each message still ends as one
   timeout: 180_000,
 }, async () => {
   d().llm.answerWith(answerer).streamSlowly(250);
-  const asked = await ask(18, "sk");
+  const asked = await ask(12, "sk", true);
   const byTag = new Map(asked.map((m) => [m.tag, m]));
   // The victim: an instance with at least two answers streaming into Slack (their LLM streams are still open). A kill
   // right after a stream's first write (before its id is recorded) is the unit tests' case (streamed-reply.test.ts).
@@ -143,6 +155,7 @@ it("kill -9 of the streaming instance mid-answer: each message still ends as one
   await answered(asked, 2 * lockSeconds * 1000 + leaseSeconds * 1000 + 60_000);
   report("streaming crash", {
     messages: asked.length,
+    inAssistantThreads: asked.filter((m) => m.assistant).length,
     victim: victim.name,
     cutOffMidStream: cutOff.length,
     partialChars: partial,
