@@ -124,8 +124,12 @@ export class ReplyWorker {
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
         const messageId = streamed;
-        await inSpan("stream complete", { kind: SpanKind.CLIENT }, () => streams.complete(reply, messageId, workspace));
-        delivery = { status: "sent", messageId };
+        delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
+          span.setAttributes({ "resident.send.streamed": true, "resident.send.completed": true });
+          await streams.complete(reply, messageId, workspace);
+          span.setAttribute("resident.send.status", "sent");
+          return { status: "sent", messageId } as const;
+        });
       } else {
         writer =
           streams && sending?.first && journaled === undefined
@@ -147,20 +151,22 @@ export class ReplyWorker {
         lease.signal.throwIfAborted();
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
-        const opened = await writer?.finish(text);
         sending ??= await ledger.beginSend(event, job.id, ttlMs);
         const first = sending.first;
-        delivery =
-          opened !== undefined
-            ? { status: "sent", messageId: opened }
-            : await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
-                span.setAttribute("resident.send.first", first);
-                const delivery = first
-                  ? await sender.send(adapter, workspace, reply, lease.signal)
-                  : await sender.resume(adapter, workspace, reply, lease.signal);
-                span.setAttribute("resident.send.status", delivery.status);
-                return delivery;
-              });
+        delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
+          span.setAttribute("resident.send.first", first);
+          // A stream the writer opened is finished by it; without one, the answer is posted once.
+          const opened = await writer?.finish(text);
+          span.setAttribute("resident.send.streamed", opened !== undefined);
+          const delivery: Delivery =
+            opened !== undefined
+              ? { status: "sent", messageId: opened }
+              : first
+                ? await sender.send(adapter, workspace, reply, lease.signal)
+                : await sender.resume(adapter, workspace, reply, lease.signal);
+          span.setAttribute("resident.send.status", delivery.status);
+          return delivery;
+        });
       }
     } catch (error) {
       writer?.abandon();
