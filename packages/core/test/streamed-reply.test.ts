@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
-import { PermanentSendError, StreamEndedError } from "../src/errors.ts";
+import { PermanentSendError, RateLimitedError, StreamEndedError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
@@ -137,6 +137,17 @@ describe("ReplyWorker: streamed answers", () => {
     expect(platform.messages).toHaveLength(1);
     expect(platform.messages[0]).toMatchObject({ text: answer(1), streaming: false });
     expect(platform.writes.filter((w) => w.method === "append")).toHaveLength(1);
+  });
+
+  it("a 429 on an append posts nothing: its text waits for the next write, and the stream carries on", async () => {
+    const store = new MemoryClaimStore();
+    const platform = new StreamingUnitPlatform();
+    platform.writeFailures.append = [new RateLimitedError(5), new RateLimitedError(5)];
+    const { worker } = instance(store, platform);
+    await worker.handle(job(newEvent()));
+    expect(platform.messages[0]).toMatchObject({ text: answer(1), streaming: false });
+    expect(platform.writes.filter((w) => w.method === "complete")).toEqual([]);
+    expect(platform.writeFailures.append).toEqual([]);
   });
 
   it("an expiry at the stop is completed by an update too", async () => {
