@@ -197,3 +197,55 @@ it("a stream Slack expires or refuses mid-answer is completed in the same messag
   expect(botMessages(refused)[0]?.updates).toBe(1);
   d().llm.clearFaults();
 });
+
+it("Teams: personal chats stream into one final message; group chats and channels show typing, then post once", {
+  timeout: 120_000,
+}, async () => {
+  d().llm.answerWith(answerer).streamSlowly(40);
+  const teams = await d().connectTeams();
+  const personal = Array.from({ length: 10 }, () => question("tp"));
+  const channel = Array.from({ length: 5 }, () => question("tc"));
+  const deliveries = [
+    ...personal.flatMap(({ text }) => {
+      const activity = teams.message(text, { conversationType: "personal" });
+      return [activity, activity, teams.retryOf(activity)].map((a) => () => teams.send(a));
+    }),
+    ...channel.flatMap(({ text }) => {
+      const activity = teams.message(text);
+      return [activity, teams.retryOf(activity)].map((a) => () => teams.send(a));
+    }),
+  ];
+  const fired = await fire(deliveries, 16);
+  expect(Object.fromEntries(fired.statuses)).toEqual({ 200: deliveries.length });
+  const replies = (tag: string) =>
+    d().teams.activities.filter((reply) => String(reply.activity.text ?? "").includes(tag));
+  await vi.waitFor(() => expect([...personal, ...channel].filter(({ tag }) => replies(tag).length === 0)).toEqual([]), {
+    timeout: 60_000,
+    interval: 100,
+  });
+  await drained(d(), 60_000);
+  await settle(2_000);
+
+  const wrong = [...personal, ...channel].flatMap(({ tag, text }) => {
+    const found = replies(tag);
+    if (found.length !== 1) return [`${tag}: ${found.length} messages`];
+    if (found[0]?.activity.text !== answerTo(text)) return [`${tag}: text ${String(found[0]?.activity.text)}`];
+    return [];
+  });
+  const streamOf = (tag: string) => d().teams.streams.get(replies(tag)[0]?.id ?? "");
+  report("teams streaming", {
+    personal: personal.length,
+    channel: channel.length,
+    streams: d().teams.streams.size,
+    updates: [...d().teams.streams.values()].reduce((n, s) => n + s.updates.length, 0),
+    typing: d().teams.typing.length,
+  });
+  expect(wrong).toEqual([]);
+  // Personal: each final message ends a stream that began with an informative update; nothing left unfinished.
+  expect(personal.filter(({ tag }) => streamOf(tag)?.updates[0]?.streamType !== "informative")).toEqual([]);
+  expect([...d().teams.streams.values()].filter((s) => !s.finished)).toEqual([]);
+  // Channels: no stream, one post, and the bot was shown typing first.
+  expect(channel.filter(({ tag }) => streamOf(tag) !== undefined)).toEqual([]);
+  expect(d().teams.typing.length).toBeGreaterThanOrEqual(channel.length);
+  d().llm.clearFaults();
+});
