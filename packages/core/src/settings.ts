@@ -18,7 +18,7 @@ export const workspaceSettingsSchema = z
     replyTtlSeconds: seconds(7 * 86_400).optional(),
     /** Whether answers stream into their message as they are written, where the platform can; default true. */
     streaming: z.boolean().optional(),
-    /** Offered when someone opens a new assistant thread, where the platform has them (Slack: at most 4). */
+    /** Offered when someone opens a new assistant thread, where the platform has them (at most 4). */
     suggestedPrompts: z
       .array(
         z
