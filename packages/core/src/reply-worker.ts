@@ -106,6 +106,8 @@ export class ReplyWorker {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       const journaled = await ledger.journaledAnswer(event);
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
+      const answerText = async (hooks: ComposeHooks) =>
+        journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, hooks), ttlMs));
       const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
       // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
       let streamed = streams && (await ledger.streamedMessage(event));
@@ -114,13 +116,7 @@ export class ReplyWorker {
         if (!sending.first) streamed = await this.orphanedStream(streams, workspace, event, ttlMs);
       }
       if (streams && streamed !== undefined) {
-        text =
-          journaled ??
-          (await ledger.journalAnswer(
-            event,
-            await this.compose(event, workspace, ws, lease, { onStart: working.show }),
-            ttlMs,
-          ));
+        text = await answerText({ onStart: working.show });
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
         const messageId = streamed;
@@ -141,13 +137,7 @@ export class ReplyWorker {
                 logger: this.deps.logger,
               })
             : undefined;
-        text =
-          journaled ??
-          (await ledger.journalAnswer(
-            event,
-            await this.compose(event, workspace, ws, lease, { onText: writer?.push, onStart: working.show }),
-            ttlMs,
-          ));
+        text = await answerText({ onText: writer?.push, onStart: working.show });
         lease.signal.throwIfAborted();
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };
