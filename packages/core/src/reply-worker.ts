@@ -127,8 +127,10 @@ export class ReplyWorker {
           return { status: "sent", messageId } as const;
         });
       } else {
+        // Taking the mark before composing is the streamed path's alone (a post takes it after the journal): a mark
+        // with no journaled answer and no stream found means its holder posted nothing a user keeps.
         writer =
-          streams && sending?.first && journaled === undefined
+          streams && sending && journaled === undefined
             ? new StreamWriter({
                 streams,
                 workspace,

@@ -96,6 +96,27 @@ describe("ReplyWorker: streamed answers", () => {
     expect(await taker.ledger.streamedMessage(event)).toBe("s1");
   });
 
+  it("where an unfinished stream lapses (no findOpened), a takeover after an unrecorded opening streams anew", async () => {
+    let now = Date.now();
+    const store = new MemoryClaimStore({ now: () => now });
+    const platform = new StreamingUnitPlatform();
+    platform.streams.findOpened = undefined;
+    const event = newEvent();
+    const dying = instance(store, platform);
+    // It dies in that window and mid-answer: nothing of its answer is journaled.
+    dying.ledger.recordStream = () => new Promise(() => {});
+    dying.agent.stallAfterWords = 3;
+    void dying.worker.handle(job(event, 1));
+    await expect.poll(() => platform.messages.length).toBe(1);
+    now += leaseMs + 1;
+
+    const taker = instance(store, platform);
+    await taker.worker.handle(job(event, 2));
+    expect(platform.posts).toEqual([]);
+    expect(platform.messages.filter((m) => !m.streaming)).toMatchObject([{ id: "s2", text: answer(1) }]);
+    expect(await taker.ledger.streamedMessage(event)).toBe("s2");
+  });
+
   it("a retry after the LLM failed mid-stream asks it again and completes the message it opened", async () => {
     const store = new MemoryClaimStore();
     const platform = new StreamingUnitPlatform();

@@ -23,7 +23,8 @@ export interface OutboundStreams<C = unknown> {
   stop(write: StreamWrite, messageId: string, workspace: Workspace<C>): Promise<void>;
   /**
    * Looks on the platform for a message `start` opened for this reply whose id was never recorded (its opener died
-   * in between). Throws when it cannot look; undefined when there is none. Absent: such a message is not found.
+   * in between). Throws when it cannot look; undefined when there is none. Leave it out only where a stream that
+   * never got its final write is no message the user keeps (it lapses): a takeover then opens a new stream.
    */
   findOpened?(reply: OutboundReply, workspace: Workspace<C>): Promise<SentReply | undefined>;
   /**
