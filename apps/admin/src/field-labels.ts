@@ -23,6 +23,8 @@ export function fieldLabel(path: string, platforms: readonly PlatformView[]): st
     "settings.failMode": t.workspace.failMode,
     "settings.eventTtlSeconds": t.workspace.eventTtl,
     "settings.replyTtlSeconds": t.workspace.replyTtl,
+    "settings.streaming": t.workspace.streaming,
+    "settings.suggestedPrompts": t.workspace.suggestedPrompts,
   };
   return labels[path];
 }

@@ -21,7 +21,7 @@ const postsOf = (text: string) =>
 
 describe("the answer is computed once", () => {
   it("chat.postMessage answering 500 to the first three attempts: one LLM call, one reply", async () => {
-    const ws = await connectSlackWorkspace(s.url, s.operator, s.slack);
+    const ws = await connectSlackWorkspace(s.url, s.operator, s.slack, { streaming: false });
     const question = "is the answer written once?";
     s.slack.fail(500, { times: 3 });
     const mention = appMention(ws.bot, question);
@@ -40,7 +40,7 @@ describe("the answer is computed once", () => {
   }, 90_000);
 
   it("a not_in_channel refusal: one LLM call, no retry, and the reason is the workspace's last error", async () => {
-    const ws = await connectSlackWorkspace(s.url, s.operator, s.slack);
+    const ws = await connectSlackWorkspace(s.url, s.operator, s.slack, { streaming: false });
     const question = "can you post here?";
     s.slack.error("not_in_channel");
     await ws.send(appMention(ws.bot, question));

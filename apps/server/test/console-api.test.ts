@@ -131,7 +131,8 @@ describe("activity and series", () => {
   });
 
   it("show the last error with its stage and the platform's words, never a credential", async () => {
-    s.slack.error("channel_not_found");
+    // Slack refuses the stream's opening and then the post the worker falls back to.
+    s.slack.error("channel_not_found", { method: "chat.startStream" }).error("channel_not_found");
     await b.send(appMention(b.bot, "will this fail first?"));
     const error = await vi.waitFor(
       async () => {

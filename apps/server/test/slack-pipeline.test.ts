@@ -29,6 +29,8 @@ async function answeredOnce(ws: SlackWorkspace, delivery: ReturnType<typeof appM
     () => {
       const replies = repliesTo(delivery);
       expect(replies).toHaveLength(1);
+      // A streamed reply is in the thread from its first write; it is the answer once its stream has stopped.
+      expect(replies[0]?.streaming).not.toBe(true);
       return replies;
     },
     { timeout: 20_000, interval: 50 },
@@ -132,6 +134,8 @@ describe("failures leave nothing stuck", () => {
       () => {
         const replies = repliesTo(mention);
         expect(replies).toHaveLength(1);
+        // A streamed reply is in the thread from its first write; it is the answer once its stream has stopped.
+        expect(replies[0]?.streaming).not.toBe(true);
         return replies;
       },
       { timeout: 20_000, interval: 50 },
@@ -143,7 +147,7 @@ describe("failures leave nothing stuck", () => {
   });
 
   it("a chat.postMessage answered 500 is read back before any resend, and sent once", async () => {
-    const ws = await workspace();
+    const ws = await workspace({ streaming: false });
     s.slack.fail(500, { times: 2 });
     const mention = appMention(ws.bot, "will the post go through?");
     await ws.send(mention);
@@ -154,7 +158,7 @@ describe("failures leave nothing stuck", () => {
   }, 60_000);
 
   it("a post that lands while its answer times out is found by reading back, not posted again", async () => {
-    const ws = await workspace();
+    const ws = await workspace({ streaming: false });
     s.slack.acceptThenTimeOut(15_000);
     const mention = appMention(ws.bot, "did my post land?");
     await ws.send(mention);
@@ -172,7 +176,7 @@ describe("failures leave nothing stuck", () => {
   }, 60_000);
 
   it("a 429 from chat.postMessage is waited out and the reply sent once", async () => {
-    const ws = await workspace();
+    const ws = await workspace({ streaming: false });
     s.slack.rateLimit(1);
     const mention = appMention(ws.bot, "are we rate limited?");
     await ws.send(mention);

@@ -55,7 +55,7 @@ export interface WorkspaceInput {
   name: string;
   credentials?: Record<string, string | string[]>;
   /** On create, only what is set; on update, null puts a setting back to its default. */
-  settings?: Partial<Record<keyof WorkspaceSettingsInput, string | number | null>>;
+  settings?: { [K in keyof WorkspaceSettingsInput]?: WorkspaceSettingsInput[K] | null };
 }
 
 export interface Activity {

@@ -74,21 +74,23 @@ export class AnthropicAgent implements Agent {
   }
 
   async answer(request: AgentRequest): Promise<AgentAnswer> {
-    const { event, settings, history, signal } = request;
+    const { event, settings, history, signal, onText } = request;
     const tools = await this.toolbox.toolsFor(request);
     const definitions = [...tools.values()].map((tool) => tool.definition);
     const ask = async (messages: Anthropic.MessageParam[], final: boolean) => {
+      const body = {
+        model: settings.model,
+        system: cachedSystem(settings.systemPrompt),
+        max_tokens: this.maxTokens,
+        messages,
+        ...(definitions.length > 0 && { tools: definitions, tool_choice: { type: final ? "none" : "auto" } as const }),
+      };
       try {
-        return await this.client.messages.create(
-          {
-            model: settings.model,
-            system: cachedSystem(settings.systemPrompt),
-            max_tokens: this.maxTokens,
-            messages,
-            ...(definitions.length > 0 && { tools: definitions, tool_choice: { type: final ? "none" : "auto" } }),
-          },
-          { signal },
-        );
+        // Streamed when someone watches the text arrive. A turn that ends in a tool call may have said a few words
+        // first, which the answer does not keep: the watcher then ends up with the whole answer in their place.
+        return onText
+          ? await this.client.messages.stream(body, { signal }).on("text", onText).finalMessage()
+          : await this.client.messages.create(body, { signal });
       } catch (error) {
         // Aborted by the caller (the reply lease was lost): surface the caller's reason, not the SDK's.
         signal.throwIfAborted();

@@ -4,8 +4,10 @@ export const echoPrefix = "(offline echo)";
 
 /** The agent without an LLM (no ANTHROPIC_API_KEY): repeats the message, clearly marked, and spends no tokens. */
 export class EchoAgent implements Agent {
-  async answer({ event, signal }: AgentRequest): Promise<AgentAnswer> {
+  async answer({ event, signal, onText }: AgentRequest): Promise<AgentAnswer> {
     signal.throwIfAborted();
-    return { text: `${echoPrefix} You said: ${event.text}`, usage: { inputTokens: 0, outputTokens: 0 } };
+    const text = `${echoPrefix} You said: ${event.text}`;
+    onText?.(text);
+    return { text, usage: { inputTokens: 0, outputTokens: 0 } };
   }
 }

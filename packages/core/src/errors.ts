@@ -50,6 +50,11 @@ export class OutcomeUnknownError extends Error {
   override name = "OutcomeUnknownError";
 }
 
+/** The platform no longer streams this message (it expired, or refused a write): complete it by an update. */
+export class StreamEndedError extends Error {
+  override name = "StreamEndedError";
+}
+
 /** This job's earlier attempt still holds the reply lease (it stalled or died); try again once the lease lapses. */
 export class ReplyLeaseHeldError extends Error {
   override name = "ReplyLeaseHeldError";

@@ -92,6 +92,11 @@ export class Ingest {
     }
     if (inbound.kind === "respond") return { status: inbound.status, body: inbound.body };
     if (inbound.kind === "ignore") return ok();
+    if (inbound.kind === "notice") {
+      // Idempotent acts (offering prompts), not answers: a redelivery repeats them harmlessly.
+      inbound.act().catch((err) => this.deps.logger.warn({ err, workspaceId }, `could not act on ${inbound.reason}`));
+      return ok();
+    }
     const event = inbound.event;
     // The span begins at the delivery's arrival, though only now is it known which trace it belongs to.
     return inSpan(

@@ -44,3 +44,8 @@ export function toolCallKey(
 ): string {
   return `toolcall:${event.workspaceId}:${event.messageKey}:${step}:${index}`;
 }
+
+/** The platform id of a user message's streamed reply, recorded at its first write so a takeover finishes it. */
+export function streamKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">): string {
+  return `stream:${event.workspaceId}:${event.messageKey}`;
+}

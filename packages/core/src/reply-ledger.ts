@@ -1,5 +1,5 @@
 import type { QueuedEvent } from "./chat-event.ts";
-import { answerKey, replyKey, sendingKey } from "./keys.ts";
+import { answerKey, replyKey, sendingKey, streamKey } from "./keys.ts";
 import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 import { ToolJournal } from "./tool-journal.ts";
@@ -72,6 +72,16 @@ export class ReplyLedger {
   /** The tool-use loop's recovery points for the message, kept as long as its answer. */
   toolJournal(event: QueuedEvent, ttlMs: number): ToolJournal {
     return new ToolJournal(this.store, event, ttlMs);
+  }
+
+  /** Records the streamed reply's platform id at its first write; resolves to the id that stands (the first). */
+  recordStream(event: QueuedEvent, messageId: string, ttlMs: number): Promise<string> {
+    return this.store.journal(streamKey(event), messageId, ttlMs);
+  }
+
+  /** The platform id of the reply an earlier attempt began to stream, if any. */
+  streamedMessage(event: QueuedEvent): Promise<string | undefined> {
+    return this.store.journaled(streamKey(event));
   }
 
   /** Marks the post as under way, for as long as the reply's own marker will live. */

@@ -8,10 +8,12 @@ import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import { type Agent, tokensUsed } from "./ports/agent.ts";
 import type { ConversationMemory } from "./ports/conversation-memory.ts";
 import type { Job } from "./ports/job-queue.ts";
-import type { PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { OutboundStreams } from "./ports/outbound-stream.ts";
+import type { OutboundReply, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
 import { outcomeUnknown, type ReplyLedger, refusedForGood, type SendStart } from "./reply-ledger.ts";
+import { StreamWriter } from "./stream-writer.ts";
 import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
 export interface ReplyWorkerDeps {
@@ -96,28 +98,72 @@ export class ReplyWorker {
     );
     let stage: FailureStage = "agent";
     let sending: SendStart | undefined;
+    let writer: StreamWriter<unknown> | undefined;
     let delivery: Delivery;
     let text: string;
+    const working = this.indicator(adapter, workspace, event);
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
-      text =
-        journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, ttlMs), ttlMs));
-      lease.signal.throwIfAborted();
-      stage = "send";
-      const reply = { event, text, replyKey: replyKey(event) };
-      sending = await ledger.beginSend(event, job.id, ttlMs);
-      const first = sending.first;
-      delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
-        span.setAttribute("resident.send.first", first);
-        const delivery = first
-          ? await sender.send(adapter, workspace, reply, lease.signal)
-          : await sender.resume(adapter, workspace, reply, lease.signal);
-        span.setAttribute("resident.send.status", delivery.status);
-        return delivery;
-      });
+      const answerText = async (hooks: ComposeHooks) =>
+        journaled ??
+        (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, ttlMs, hooks), ttlMs));
+      const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
+      // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
+      let streamed = streams && (await ledger.streamedMessage(event));
+      if (streams && streamed === undefined) {
+        sending = await ledger.beginSend(event, job.id, ttlMs);
+        if (!sending.first) streamed = await this.orphanedStream(streams, workspace, event, ttlMs);
+      }
+      if (streams && streamed !== undefined) {
+        text = await answerText({ onStart: working.show });
+        stage = "send";
+        const reply = { event, text, replyKey: replyKey(event) };
+        const messageId = streamed;
+        delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
+          span.setAttributes({ "resident.send.streamed": true, "resident.send.completed": true });
+          await streams.complete(reply, messageId, workspace);
+          span.setAttribute("resident.send.status", "sent");
+          return { status: "sent", messageId } as const;
+        });
+      } else {
+        // Taking the mark before composing is the streamed path's alone (a post takes it after the journal): a mark
+        // with no journaled answer and no stream found means its holder posted nothing a user keeps.
+        writer =
+          streams && sending && journaled === undefined
+            ? new StreamWriter({
+                streams,
+                workspace,
+                reply: { event, text: "", replyKey: replyKey(event) },
+                onStarted: (messageId) => ledger.recordStream(event, messageId, ttlMs),
+                logger: this.deps.logger,
+              })
+            : undefined;
+        text = await answerText({ onText: writer?.push, onStart: working.show });
+        lease.signal.throwIfAborted();
+        stage = "send";
+        const reply = { event, text, replyKey: replyKey(event) };
+        sending ??= await ledger.beginSend(event, job.id, ttlMs);
+        const first = sending.first;
+        delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
+          span.setAttribute("resident.send.first", first);
+          // A stream the writer opened is finished by it; without one, the answer is posted once.
+          const opened = await writer?.finish(text);
+          span.setAttribute("resident.send.streamed", opened !== undefined);
+          const delivery: Delivery =
+            opened !== undefined
+              ? { status: "sent", messageId: opened }
+              : first
+                ? await sender.send(adapter, workspace, reply, lease.signal)
+                : await sender.resume(adapter, workspace, reply, lease.signal);
+          span.setAttribute("resident.send.status", delivery.status);
+          return delivery;
+        });
+      }
     } catch (error) {
+      writer?.abandon();
       lease.stop();
+      working.clear();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
       this.deps.logger.warn(
         { err: error, workspaceId: ws.workspaceId, stage },
@@ -135,6 +181,7 @@ export class ReplyWorker {
       throw error;
     }
     lease.stop();
+    working.clear();
 
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
@@ -152,6 +199,39 @@ export class ReplyWorker {
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
   }
 
+  /** Shows and clears the platform's working indicator, never failing the answer; cleared even if never shown. */
+  private indicator<C>(adapter: PlatformAdapter<C>, workspace: Workspace<C>, event: QueuedEvent) {
+    const question = { event, text: event.text, replyKey: replyKey(event) };
+    const warn = (err: unknown) =>
+      this.deps.logger.debug({ err, workspaceId: workspace.id }, "the working indicator failed");
+    // A clear waits for the show before it, so that it is never overtaken and the status left standing.
+    let shown: Promise<void> = Promise.resolve();
+    return {
+      show: (firstInThread: boolean) => {
+        shown = adapter.working?.show(question, workspace, { firstInThread }).catch(warn) ?? shown;
+      },
+      clear: () => {
+        void shown.then(() => adapter.working?.clear(question, workspace)).catch(warn);
+      },
+    };
+  }
+
+  /**
+   * A stream that an earlier holder opened and died before recording (it left its sending mark): found on the
+   * platform where it can be, and recorded, so that it is completed instead of a second message posted.
+   */
+  private async orphanedStream<C>(
+    streams: OutboundStreams<C>,
+    workspace: Workspace<C>,
+    event: QueuedEvent,
+    ttlMs: number,
+  ): Promise<string | undefined> {
+    const found = await streams.findOpened?.({ event, text: "", replyKey: replyKey(event) }, workspace);
+    if (!found) return undefined;
+    trace.getActiveSpan()?.addEvent("adopted a stream its opener did not record");
+    return this.deps.ledger.recordStream(event, found.messageId, ttlMs);
+  }
+
   /** Asks the agent, with the thread's history, for the answer to the event. */
   private async compose(
     event: QueuedEvent,
@@ -159,6 +239,7 @@ export class ReplyWorker {
     ws: WorkspaceRef,
     lease: HeldLease,
     ttlMs: number,
+    { onText, onStart }: ComposeHooks = {},
   ): Promise<string> {
     const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
@@ -170,6 +251,7 @@ export class ReplyWorker {
       );
       return [];
     });
+    onStart?.(history.length === 0);
     const started = performance.now();
     const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
@@ -181,6 +263,7 @@ export class ReplyWorker {
         toolServers: workspace.toolServers,
         journal: this.deps.ledger.toolJournal(event, ttlMs),
         onToolCall: (report) => this.deps.telemetry.toolCalled(ws, report),
+        ...(onText ? { onText } : {}),
       });
       span.setAttributes({
         "gen_ai.usage.input_tokens": answer.usage.inputTokens,
@@ -199,7 +282,7 @@ export class ReplyWorker {
     token: string,
     value: string,
     ttlMs: number,
-    sending: SendStart,
+    sending: SendStart | undefined,
   ): Promise<boolean> {
     for (let attempt = 1; attempt <= commitAttempts; attempt++) {
       try {
@@ -213,4 +296,21 @@ export class ReplyWorker {
     }
     return false;
   }
+}
+
+/** The platform's streams, when it has them, the workspace streams, and the conversation takes a stream. */
+function streamsFor<C>(
+  adapter: PlatformAdapter<C>,
+  workspace: Workspace<C>,
+  reply: OutboundReply,
+): OutboundStreams<C> | undefined {
+  const { streams } = adapter;
+  return streams && workspace.settings.streaming && streams.accepts(reply, workspace) ? streams : undefined;
+}
+
+interface ComposeHooks {
+  /** Receives the answer's text as the LLM writes it. */
+  onText?: (delta: string) => void;
+  /** Called as the agent is asked, with whether the thread had no history. */
+  onStart?: (firstInThread: boolean) => void;
 }

@@ -16,6 +16,17 @@ export const workspaceSettingsSchema = z
     eventTtlSeconds: seconds(7 * 86_400).optional(),
     /** How long a reply's `sent` marker lives. */
     replyTtlSeconds: seconds(7 * 86_400).optional(),
+    /** Whether answers stream into their message as they are written, where the platform can; default true. */
+    streaming: z.boolean().optional(),
+    /** Offered when someone opens a new assistant thread, where the platform has them (at most 4). */
+    suggestedPrompts: z
+      .array(
+        z
+          .object({ title: plainText().min(1).max(75), message: plainText({ multiline: true }).min(1).max(1_000) })
+          .strict(),
+      )
+      .max(4)
+      .optional(),
   })
   .strict();
 
@@ -27,6 +38,15 @@ export interface WorkspaceSettings {
   failMode: FailMode;
   eventTtlSeconds: number;
   replyTtlSeconds: number;
+  streaming: boolean;
+  suggestedPrompts: SuggestedPrompt[];
+}
+
+export interface SuggestedPrompt {
+  /** What the button says. */
+  title: string;
+  /** What is sent as the user's message when it is clicked. */
+  message: string;
 }
 
 export const defaultSystemPrompt =
@@ -41,5 +61,7 @@ export function resolveSettings(input: WorkspaceSettingsInput, defaultFailMode: 
     failMode: input.failMode ?? defaultFailMode,
     eventTtlSeconds: input.eventTtlSeconds ?? defaultTtlSeconds,
     replyTtlSeconds: input.replyTtlSeconds ?? defaultTtlSeconds,
+    streaming: input.streaming ?? true,
+    suggestedPrompts: input.suggestedPrompts ?? [],
   };
 }

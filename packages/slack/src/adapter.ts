@@ -6,16 +6,19 @@ import {
   type Logger,
   type OutboundReply,
   type PlatformAdapter,
+  type RateLimiter,
   type SentReply,
   type Workspace,
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
 import { SlackClients } from "./api.ts";
+import { SlackAssistant } from "./assistant.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toConnectError } from "./errors.ts";
 import { normalizeDelivery } from "./normalize.ts";
 import { findPostedReply, postReply } from "./send.ts";
 import { isSslCheck } from "./ssl-check.ts";
+import { SlackStreams } from "./stream.ts";
 import { verifyDelivery } from "./verify.ts";
 
 export interface SlackAdapterOptions {
@@ -25,11 +28,15 @@ export interface SlackAdapterOptions {
   timeoutMs?: number;
   /** Receives app_rate_limited notices and the Web API client's warnings. */
   logger?: Logger;
+  /** Cluster-wide windows for the streamed writes' rate limits. */
+  limiter?: RateLimiter;
 }
 
 /** Slack through the Events API (HTTP) and the Web API. See README.md for what it answers and why. */
 export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   readonly platform = "slack";
+  readonly streams: SlackStreams;
+  readonly working: SlackAssistant;
   private readonly clients: SlackClients;
 
   constructor(private readonly options: SlackAdapterOptions = {}) {
@@ -38,6 +45,8 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
       timeoutMs: options.timeoutMs ?? 10_000,
       logger: options.logger,
     });
+    this.streams = new SlackStreams(this.clients, options.limiter);
+    this.working = new SlackAssistant(this.clients);
   }
 
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
@@ -46,7 +55,9 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   }
 
   normalize(request: InboundRequest, workspace: Workspace<SlackCredentials>, receivedAt: number): Inbound {
-    return normalizeDelivery(request, workspace, receivedAt, this.options.logger);
+    return normalizeDelivery(request, workspace, receivedAt, this.options.logger, (thread) =>
+      this.working.threadStarted(thread, workspace),
+    );
   }
 
   send(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply> {

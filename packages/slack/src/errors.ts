@@ -6,6 +6,7 @@ import {
   PermanentSendError,
   RateLimitedError,
   SendRejectedError,
+  StreamEndedError,
 } from "@resident/core";
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from "@slack/web-api";
 
@@ -44,6 +45,7 @@ export function toSendError(error: unknown, method: string): Error {
   if (error instanceof WebAPIRateLimitedError) return new RateLimitedError(error.retryAfter * 1000);
   if (error instanceof WebAPIPlatformError) {
     const code = String(error.data.error);
+    if (code === "message_not_in_streaming_state") return new StreamEndedError(`Slack ended the stream (${method})`);
     if (maybeApplied.has(code)) return new OutcomeUnknownError(`Slack failed ${method} (${code}); it may have posted`);
     // The client reports a 200 whose body is not Slack's JSON (a proxy's page) as ok:false with the text itself.
     if (!/^[a-z0-9_]+$/.test(code)) return new OutcomeUnknownError(`unreadable answer from Slack for ${method}`);

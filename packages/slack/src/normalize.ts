@@ -10,8 +10,10 @@ import {
   singleHeader,
   type Workspace,
 } from "@resident/core";
+import { type AssistantThread, assistantAddress } from "./assistant.ts";
 import {
   appRateLimitedSchema,
+  assistantThreadStartedSchema,
   envelopeTypeSchema,
   eventCallbackSchema,
   type MessageEvent,
@@ -32,6 +34,7 @@ export function normalizeDelivery(
   workspace: Workspace,
   receivedAt: number,
   logger?: Logger,
+  onThreadStarted?: (thread: AssistantThread) => Promise<void>,
 ): Inbound {
   const retry = retryNotice(request.headers);
   const ignore = (reason: string): Inbound => ({ kind: "ignore", reason, retry });
@@ -59,6 +62,11 @@ export function normalizeDelivery(
   }
 
   const envelope = parsePayload(eventCallbackSchema, body, "event_callback");
+  if (envelope.event.type === "assistant_thread_started" && onThreadStarted) {
+    const { assistant_thread: thread } = parsePayload(assistantThreadStartedSchema, envelope.event, "event");
+    const started = { channel: thread.channel_id, threadTs: thread.thread_ts };
+    return { kind: "notice", reason: "assistant_thread_started", retry, act: () => onThreadStarted(started) };
+  }
   if (envelope.event.type !== "app_mention" && envelope.event.type !== "message") {
     return ignore(`${envelope.event.type} events are not handled`);
   }
@@ -79,7 +87,13 @@ export function normalizeDelivery(
       eventId: `${envelope.api_app_id}:${envelope.event_id}`,
       // app_mention and its message.channels twin carry the same channel and ts.
       messageKey: `${channel}:${ts}`,
-      conversation: { id: channel, threadId: event.thread_ts ?? ts, replyToId: ts },
+      conversation: {
+        id: channel,
+        threadId: event.thread_ts ?? ts,
+        replyToId: ts,
+        // A threaded message in the app's DM is in an assistant thread, the app's own surface.
+        ...(event.channel_type === "im" && event.thread_ts ? { address: { ...assistantAddress } } : {}),
+      },
       author: { id: user, isBot: false, isSelf: false },
       text: stripMention(event.text ?? "", workspace.identity.botUserId),
       receivedAt,

@@ -34,3 +34,9 @@ export const messageEventSchema = z.object({
 });
 
 export type MessageEvent = z.infer<typeof messageEventSchema>;
+
+/** Someone opened a new assistant thread with the app. */
+export const assistantThreadStartedSchema = z.object({
+  type: z.literal("assistant_thread_started"),
+  assistant_thread: z.object({ channel_id: z.string().min(1), thread_ts: z.string().min(1) }),
+});

@@ -12,5 +12,6 @@ export const slackPlatform = definePlatform({
   // Slack retries a 503 (three times over ~6 minutes), so refusing while the store is down loses nothing.
   defaultFailMode: "closed",
   guide: slackGuide,
-  createAdapter: ({ env, logger }) => new SlackAdapter({ apiUrl: env.SLACK_API_URL || undefined, logger }),
+  createAdapter: ({ env, logger, limiter }) =>
+    new SlackAdapter({ apiUrl: env.SLACK_API_URL || undefined, logger, limiter }),
 });

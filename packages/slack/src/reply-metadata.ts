@@ -17,6 +17,7 @@ const threadPageSchema = z.object({
     .array(
       z.object({
         ts: z.string().optional(),
+        bot_id: z.string().optional(),
         metadata: z
           .object({ event_type: z.string().optional(), event_payload: z.record(z.string(), z.unknown()).optional() })
           .optional(),
@@ -30,6 +31,19 @@ export function findStampedReply(page: unknown, replyKey: string): string | unde
   const { messages } = threadPageSchema.parse(page);
   const ours = messages.find(
     ({ metadata }) => metadata?.event_type === replyEventType && metadata.event_payload?.reply_key === replyKey,
+  );
+  return ours?.ts;
+}
+
+/**
+ * The ts of the first message of our bot after `after` in one conversations.replies page that carries no reply
+ * stamp: a stream opened and never stopped (every reply we finish is stamped), if any.
+ */
+export function findUnstampedReply(page: unknown, botId: string, after: string): string | undefined {
+  const { messages } = threadPageSchema.parse(page);
+  const ours = messages.find(
+    ({ ts, bot_id, metadata }) =>
+      bot_id === botId && ts !== undefined && Number(ts) > Number(after) && metadata?.event_type !== replyEventType,
   );
   return ours?.ts;
 }

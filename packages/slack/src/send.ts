@@ -1,7 +1,7 @@
 import { type OutboundReply, OutcomeUnknownError, type SentReply } from "@resident/core";
 import type { WebClient } from "@slack/web-api";
 import { toSendError } from "./errors.ts";
-import { findStampedReply, replyMetadata } from "./reply-metadata.ts";
+import { findStampedReply, findUnstampedReply, replyMetadata } from "./reply-metadata.ts";
 
 /** chat.postMessage into the thread, once, stamped with the reply key so it can be found again. */
 export async function postReply(client: WebClient, reply: OutboundReply): Promise<SentReply> {
@@ -23,7 +23,24 @@ export async function postReply(client: WebClient, reply: OutboundReply): Promis
 }
 
 /** Reads the thread back for a message stamped with this reply's key. Throws when the thread cannot be read. */
-export async function findPostedReply(client: WebClient, reply: OutboundReply): Promise<SentReply | undefined> {
+export function findPostedReply(client: WebClient, reply: OutboundReply): Promise<SentReply | undefined> {
+  return findInThread(client, reply, (page) => findStampedReply(page, reply.replyKey));
+}
+
+/** Reads the thread back for a stream our bot opened after the user's message and never stopped. */
+export function findOpenedStream(
+  client: WebClient,
+  reply: OutboundReply,
+  botId: string,
+): Promise<SentReply | undefined> {
+  return findInThread(client, reply, (page) => findUnstampedReply(page, botId, reply.event.conversation.replyToId));
+}
+
+async function findInThread(
+  client: WebClient,
+  reply: OutboundReply,
+  find: (page: unknown) => string | undefined,
+): Promise<SentReply | undefined> {
   const { conversation } = reply.event;
   const pages = client.paginate("conversations.replies", {
     channel: conversation.id,
@@ -32,7 +49,7 @@ export async function findPostedReply(client: WebClient, reply: OutboundReply): 
     limit: 200,
   });
   for await (const page of pages) {
-    const ts = findStampedReply(page, reply.replyKey);
+    const ts = find(page);
     if (ts) return { messageId: ts };
   }
   return undefined;

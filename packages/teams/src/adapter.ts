@@ -16,6 +16,7 @@ import { microsoftEndpoints, type TeamsEndpoints } from "./endpoints.ts";
 import { normalizeDelivery } from "./normalize.ts";
 import { parseDelivery } from "./payload.ts";
 import { ReplySender } from "./send.ts";
+import { TeamsStreams, TeamsTyping } from "./stream.ts";
 import { ThrottleBackoff } from "./throttle-backoff.ts";
 import { channelAuthentication, verifyDelivery } from "./verify.ts";
 
@@ -43,6 +44,8 @@ export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
   readonly platform = "teams";
   private readonly endpoints: TeamsEndpoints;
   private readonly timeoutMs: number;
+  readonly streams: TeamsStreams;
+  readonly working: TeamsTyping;
   private readonly sender: ReplySender;
   private readonly bots = new LRUCache<string, BotClients>({ max: 1_000 });
 
@@ -55,6 +58,9 @@ export class TeamsAdapter implements PlatformAdapter<TeamsCredentials> {
     };
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.sender = new ReplySender(new ThrottleBackoff(), this.timeoutMs, options.logger);
+    const tokens = (workspace: Workspace<TeamsCredentials>) => this.bot(workspace).tokens;
+    this.streams = new TeamsStreams(this.sender, tokens);
+    this.working = new TeamsTyping(this.sender, tokens);
   }
 
   async verify(request: InboundRequest, workspace: Workspace<TeamsCredentials>, _now: number): Promise<void> {

@@ -4,6 +4,7 @@ import {
   OutcomeUnknownError,
   PermanentSendError,
   SendRejectedError,
+  StreamEndedError,
 } from "@resident/core";
 
 /** Microsoft asks bots to back off and retry these (rate-limit.md); the reply was not posted. */
@@ -27,6 +28,8 @@ export function toTransportError(error: unknown): Error {
  * conversation (403) or the conversation gone (404) is met again by any retry.
  */
 export function toRefusalError(status: number, detail: string): Error {
+  // Teams refuses streaming outside personal chats, and a stream past its time, with a ContentStream… code.
+  if (status < 500 && /ContentStream/.test(detail)) return new StreamEndedError(`Teams ended the stream: ${detail}`);
   if (status >= 500) return new OutcomeUnknownError(`Teams answered ${status} after the reply was sent: ${detail}`);
   if (status === 403 || status === 404) {
     return new PermanentSendError(`Teams refused the reply for good: ${status} ${detail}`);

@@ -30,7 +30,17 @@ export class ReplySender {
     private readonly logger?: Logger,
   ) {}
 
-  async send(reply: OutboundReply, workspace: Workspace<TeamsCredentials>, tokens: BotTokenClient): Promise<SentReply> {
+  send(reply: OutboundReply, workspace: Workspace<TeamsCredentials>, tokens: BotTokenClient): Promise<SentReply> {
+    return this.post(reply, workspace, tokens, { type: "message", text: reply.text, textFormat: "markdown" });
+  }
+
+  /** Posts one activity in answer to the user's (a message, a typing indicator, a streaming update), once. */
+  async post(
+    reply: OutboundReply,
+    workspace: Workspace<TeamsCredentials>,
+    tokens: BotTokenClient,
+    activity: Record<string, unknown>,
+  ): Promise<SentReply> {
     const { conversation, author } = reply.event;
     const address = conversation.address ?? {};
     if (!address.serviceUrl) throw new SendRejectedError("the event carries no Teams serviceUrl to answer to");
@@ -42,10 +52,8 @@ export class ReplySender {
     }
     const conversationPath = `v3/conversations/${encodeURIComponent(conversation.id)}`;
     const url = `${address.serviceUrl.replace(/\/?$/, "/")}${conversationPath}/activities/${encodeURIComponent(conversation.replyToId)}`;
-    const response = await this.post(url, token, workspace.id, {
-      type: "message",
-      text: reply.text,
-      textFormat: "markdown",
+    const response = await this.request(url, token, workspace.id, {
+      ...activity,
       replyToId: conversation.replyToId,
       from: { id: address.botId ?? `28:${workspace.credentials.appId}`, name: address.botName },
       recipient: { id: author.id, name: author.name },
@@ -56,7 +64,7 @@ export class ReplySender {
     return this.outcome(response, workspace.id, throttleKey, tokens);
   }
 
-  private async post(url: string, token: string, workspaceId: string, activity: object): Promise<Response> {
+  private async request(url: string, token: string, workspaceId: string, activity: object): Promise<Response> {
     try {
       return await fetch(url, {
         method: "POST",

@@ -97,6 +97,8 @@ describe.each(backends)("$name: the caching directory", (backend) => {
         failMode: "open",
         eventTtlSeconds: 86_400,
         replyTtlSeconds: 86_400,
+        streaming: true,
+        suggestedPrompts: [],
       },
       identity: { botUserId: "U0BOT" },
       toolServers: [],

@@ -22,6 +22,8 @@ export interface FakeResponse {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Written piece by piece as it is produced, instead of `body` (server-sent events); its headers name the type. */
+  stream?: AsyncIterable<string>;
 }
 
 export type RouteHandler = (call: RecordedCall) => FakeResponse | Promise<FakeResponse>;
@@ -102,11 +104,23 @@ export class FakeServer {
       response = await handler(call);
       if (fault && "delayAnswerMs" in fault) await sleep(fault.delayAnswerMs);
     }
+    if (response.stream) return this.stream(call, response, res);
     call.status = response.status;
     if (res.destroyed) return;
     const body = response.body === undefined ? "" : JSON.stringify(response.body);
     res.writeHead(response.status, { "content-type": "application/json; charset=utf-8", ...response.headers });
     res.end(body);
+  }
+
+  /** Writes a streamed answer as it is produced; its status is recorded once the whole stream is written. */
+  private async stream(call: RecordedCall, response: FakeResponse, res: ServerResponse): Promise<void> {
+    res.writeHead(response.status, response.headers);
+    for await (const piece of response.stream ?? []) {
+      if (res.destroyed) return;
+      res.write(piece);
+    }
+    call.status = response.status;
+    res.end();
   }
 
   private findHandler(route: string, call: RecordedCall): RouteHandler | undefined {

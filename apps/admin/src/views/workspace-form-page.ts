@@ -59,6 +59,20 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
   const chosenFailMode = settings.failMode ?? platform.defaultFailMode;
   const eventTtl = ttlInput("eventTtlSeconds", t.eventTtl, settings.eventTtlSeconds);
   const replyTtl = ttlInput("replyTtlSeconds", t.replyTtl, settings.replyTtlSeconds);
+  const streaming = h("input", {
+    id: "streaming",
+    name: "streaming",
+    type: "checkbox",
+    "aria-describedby": "streaming-help",
+  });
+  streaming.checked = settings.streaming ?? true;
+  const suggestedPrompts = h("textarea", {
+    id: "suggestedPrompts",
+    name: "suggestedPrompts",
+    rows: 4,
+    "aria-describedby": "suggestedPrompts-help",
+  });
+  suggestedPrompts.value = (settings.suggestedPrompts ?? []).map((p) => `${p.title} | ${p.message}`).join("\n");
   const submit = h("button", { type: "submit" }, existing ? t.save : t.connectTitle(platform.displayName));
 
   const read = (): WorkspaceInput => {
@@ -72,6 +86,8 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
       failMode,
       eventTtlSeconds: number(eventTtl.input),
       replyTtlSeconds: number(replyTtl.input),
+      streaming: streaming.checked,
+      suggestedPrompts: promptsOf(suggestedPrompts.value) ?? unset,
     };
     return {
       ...(existing ? {} : { platform: platform.platform }),
@@ -140,6 +156,24 @@ function workspaceForm(context: Context, tenantId: string, platform: PlatformVie
       ),
       model.element,
     ),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, t.answers),
+      h(
+        "div",
+        { class: "field" },
+        h("div", { class: "choice" }, streaming, h("label", { for: "streaming" }, t.streaming)),
+        h("p", { class: "help", id: "streaming-help" }, t.streamingHelp),
+      ),
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: "suggestedPrompts" }, t.suggestedPrompts),
+        h("p", { class: "help", id: "suggestedPrompts-help" }, t.suggestedPromptsHelp),
+        suggestedPrompts,
+      ),
+    ),
     failModeFieldset(platform, chosenFailMode),
     h(
       "fieldset",
@@ -186,6 +220,20 @@ function failModeFieldset(platform: PlatformView, chosen: FailMode): HTMLElement
       );
     }),
   );
+}
+
+/** One prompt per line, "title | message" (a line without a bar is both); undefined when there is none. */
+function promptsOf(value: string): { title: string; message: string }[] | undefined {
+  const prompts = value
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .map((line) => {
+      const bar = line.indexOf("|");
+      if (bar === -1) return { title: line, message: line };
+      return { title: line.slice(0, bar).trim(), message: line.slice(bar + 1).trim() };
+    });
+  return prompts.length > 0 ? prompts : undefined;
 }
 
 function textInput(id: string, label: string, value: string, attributes: { required?: boolean; maxlength?: number }) {

@@ -187,6 +187,13 @@ function settingsSection(platform: PlatformView, workspace: Workspace): HTMLElem
       ),
       ...row(t.eventTtl, formatSeconds(settings.eventTtlSeconds ?? defaultTtlSeconds)),
       ...row(t.replyTtl, formatSeconds(settings.replyTtlSeconds ?? defaultTtlSeconds)),
+      ...row(t.streaming, settings.streaming === false ? t.streamingOff : t.streamingOn),
+      ...row(
+        t.suggestedPrompts,
+        settings.suggestedPrompts?.length
+          ? h("ul", {}, ...settings.suggestedPrompts.map((p) => h("li", {}, `${p.title} — ${p.message}`)))
+          : h("span", { class: "muted" }, t.notSet),
+      ),
     ),
   );
 }

@@ -158,7 +158,8 @@ it("answers every message exactly once when an instance is killed mid-answer", {
  * The fake Slack widens that window deterministically (the post lands, its answer is held), so this is no race.
  */
 it("answers once when the instance dies between the platform's acceptance and the commit", async () => {
-  const slack = await d().connectSlack();
+  // A post, not a stream: the window is chat.postMessage's (a stream's id is recorded at its first write).
+  const slack = await d().connectSlack({ streaming: false });
   d().llm.clearFaults();
   const { tag, text } = question("kp");
   const posts = () =>

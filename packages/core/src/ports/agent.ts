@@ -14,6 +14,11 @@ export interface AgentRequest {
   journal?: AgentJournal;
   /** Told of every tool call, replayed ones included: metrics and stats count them. */
   onToolCall?: (report: ToolCallReport) => void;
+  /**
+   * Receives the text as the LLM writes it, piece by piece. Without a tool call the pieces joined are the answer's
+   * text; a turn that ends in a tool call may add words first that the answer does not keep.
+   */
+  onText?: (delta: string) => void;
 }
 
 /**

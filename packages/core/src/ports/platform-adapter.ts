@@ -1,5 +1,7 @@
 import type { ChatEvent, Platform, QueuedEvent } from "../chat-event.ts";
+import type { OutboundStreams } from "./outbound-stream.ts";
 import type { BotIdentity, Workspace } from "./tenant-directory.ts";
+import type { WorkingIndicator } from "./working-indicator.ts";
 
 /** A webhook delivery exactly as it arrived; the raw bytes are what signatures cover. */
 export interface InboundRequest {
@@ -19,7 +21,9 @@ export type Inbound =
   /** A handshake the platform expects a direct answer to (a URL verification challenge). */
   | { kind: "respond"; status: number; body: unknown }
   /** Nothing to answer: our own message, another bot, an edit, a notice. */
-  | { kind: "ignore"; reason: string; retry?: RetryNotice };
+  | { kind: "ignore"; reason: string; retry?: RetryNotice }
+  /** A platform notice the adapter acts on itself after the ack (a thread opened: offer its suggested prompts). */
+  | { kind: "notice"; reason: string; act(): Promise<void>; retry?: RetryNotice };
 
 export interface OutboundReply {
   event: QueuedEvent;
@@ -50,6 +54,10 @@ export interface PlatformAdapter<C = unknown> {
    * adapters whose platform cannot be read back leave this out, and an unknown outcome is then never resent.
    */
   findReply?(reply: OutboundReply, workspace: Workspace<C>): Promise<SentReply | undefined>;
+  /** Streamed answers, where the platform has them and the workspace has not turned them off. */
+  readonly streams?: OutboundStreams<C>;
+  /** Shows that the answer is being written, where the platform can. */
+  readonly working?: WorkingIndicator<C>;
   /** Checks credentials with the platform and learns the bot's identity. Throws InvalidCredentialsError. */
   connect(credentials: C): Promise<BotIdentity>;
 }

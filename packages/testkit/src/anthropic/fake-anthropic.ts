@@ -37,6 +37,8 @@ export interface AnthropicCall {
   tools: string[];
   /** `tool_choice.type`, when given ("auto", "any", "tool", "none"). */
   toolChoice?: string;
+  /** Whether the caller asked for server-sent events (`stream: true`). */
+  stream: boolean;
   /** The parts marked `cache_control: {type: "ephemeral"}`, in order: "system", "messages.<index>". */
   cacheBreakpoints: string[];
   /** The key the caller presented, in `x-api-key` or `Authorization: Bearer`. */
@@ -91,7 +93,8 @@ export const defaultAnswer: Answerer = (call) => `answer to: ${call.messages.fin
 /**
  * A fake Anthropic Messages API (`POST /v1/messages`) on a real HTTP server. It is stricter than the real API about
  * the conversation's shape (first turn user, roles alternating, no empty text), so a test proves what we send is
- * canonical. Usage is counted in words, deterministically, and prompt caching is modelled: the prompt up to a part
+ * canonical. A call with `stream: true` is answered with the API's server-sent events, one word per text delta
+ * (slowly after `streamSlowly`), and its recorded status is set only once the stream is written. Usage is counted in words, deterministically, and prompt caching is modelled: the prompt up to a part
  * marked with `cache_control` is written to the cache (cache_creation_input_tokens) the first time it is seen and
  * read from it (cache_read_input_tokens) after, with no minimum length and no expiry.
  */
@@ -99,6 +102,7 @@ export class FakeAnthropic {
   readonly server: FakeServer;
   private answerer: Answerer;
   private answered = 0;
+  private pieceDelayMs = 0;
   private readonly cachedPrefixes = new Set<string>();
 
   constructor(private readonly options: FakeAnthropicOptions = {}) {
@@ -156,8 +160,15 @@ export class FakeAnthropic {
     return this;
   }
 
+  /** Streams every answer asked for with `stream: true` one word per event, `ms` apart, until `clearFaults`. */
+  streamSlowly(ms: number): this {
+    this.pieceDelayMs = ms;
+    return this;
+  }
+
   clearFaults(): this {
     this.server.clearFaults();
+    this.pieceDelayMs = 0;
     return this;
   }
 
@@ -181,19 +192,22 @@ export class FakeAnthropic {
       name,
       input,
     }));
+    const message = {
+      id: `msg_fake_${serial}`,
+      type: "message",
+      role: "assistant",
+      model: call.model,
+      content: [...blocks.map((block) => ({ type: "text", text: block })), ...toolBlocks],
+      stop_reason: stopReason ?? (toolBlocks.length > 0 ? "tool_use" : "end_turn"),
+      stop_sequence: null,
+      usage: usage ?? { ...this.inputUsage(call), output_tokens: words(blocks.join(" ")) },
+    };
+    const headers = { "request-id": `req_fake_${serial}` };
+    if (!call.stream) return { status: 200, headers, body: message };
     return {
       status: 200,
-      headers: { "request-id": `req_fake_${serial}` },
-      body: {
-        id: `msg_fake_${serial}`,
-        type: "message",
-        role: "assistant",
-        model: call.model,
-        content: [...blocks.map((block) => ({ type: "text", text: block })), ...toolBlocks],
-        stop_reason: stopReason ?? (toolBlocks.length > 0 ? "tool_use" : "end_turn"),
-        stop_sequence: null,
-        usage: usage ?? { ...this.inputUsage(call), output_tokens: words(blocks.join(" ")) },
-      },
+      headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+      stream: serverSentEvents(message, blocks, toolBlocks, this.pieceDelayMs),
     };
   }
 
@@ -228,6 +242,7 @@ function readCall(request: RecordedCall): AnthropicCall {
     model: typeof body.model === "string" ? body.model : undefined,
     system: body.system === undefined ? undefined : textOf(body.system),
     maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+    stream: body.stream === true,
     messages: messages.map((m) => ({
       role: String(m.role),
       text: textOf(m.content),
@@ -298,6 +313,52 @@ function invalidRequest(call: AnthropicCall): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The Messages API's event stream for `message`: each text block word by word, `delayMs` apart, then its tool calls. */
+async function* serverSentEvents(
+  message: { content: unknown[]; stop_reason: string; usage: FakeUsage } & Record<string, unknown>,
+  blocks: string[],
+  toolBlocks: { type: string; id: string; name: string; input: unknown }[],
+  delayMs: number,
+): AsyncGenerator<string> {
+  const { usage } = message;
+  yield sse("message_start", {
+    type: "message_start",
+    message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 0 } },
+  });
+  for (const [index, block] of blocks.entries()) {
+    yield sse("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+    for (const piece of block.split(/(?<=\s)/)) {
+      if (delayMs > 0) await sleep(delayMs);
+      yield sse("content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "text_delta", text: piece },
+      });
+    }
+    yield sse("content_block_stop", { type: "content_block_stop", index });
+  }
+  for (const [offset, { input, ...block }] of toolBlocks.entries()) {
+    const index = blocks.length + offset;
+    yield sse("content_block_start", { type: "content_block_start", index, content_block: { ...block, input: {} } });
+    yield sse("content_block_delta", {
+      type: "content_block_delta",
+      index,
+      delta: { type: "input_json_delta", partial_json: JSON.stringify(input ?? {}) },
+    });
+    yield sse("content_block_stop", { type: "content_block_stop", index });
+  }
+  yield sse("message_delta", {
+    type: "message_delta",
+    delta: { stop_reason: message.stop_reason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
+  yield sse("message_stop", { type: "message_stop" });
+}
+
+function sse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 function apiError(status: number, message: string): FakeResponse {

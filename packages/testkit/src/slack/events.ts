@@ -75,6 +75,34 @@ export function directMessage(bot: SlackBotIds, text: string, options: MessageOp
   });
 }
 
+/**
+ * Someone opening a new assistant thread with the app (`assistant_thread_started`): its channel is the app's DM,
+ * its thread_ts the thread's root. A message in that thread is `directMessage(bot, text, {channel, threadTs})`.
+ */
+export function assistantThreadStarted(
+  bot: SlackBotIds,
+  options: { channel?: string; threadTs?: string; user?: string } = {},
+): SlackEventEnvelope {
+  const channel = options.channel ?? slackId("D");
+  const threadTs = options.threadTs ?? nextTs();
+  return envelope(
+    bot,
+    {},
+    {
+      type: "assistant_thread_started",
+      channel,
+      ts: threadTs,
+      event_ts: nextTs(),
+      assistant_thread: {
+        user_id: options.user ?? slackId("U"),
+        context: {},
+        channel_id: channel,
+        thread_ts: threadTs,
+      },
+    },
+  );
+}
+
 /** Another app's bot mentioning ours in a channel: bot_id and bot_profile, no subtype (as Slack sends it). */
 export function botMessage(bot: SlackBotIds, text: string, options: MessageOptions = {}): SlackEventEnvelope {
   const otherBotId = slackId("B");

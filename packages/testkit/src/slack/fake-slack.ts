@@ -21,9 +21,33 @@ export interface FakeSlackPost {
   bot_id: string;
   app_id: string;
   team: string;
+  /** Set on a message opened by chat.startStream: whether Slack still takes appends to it. */
+  streaming?: boolean;
+  /** How often chat.update replaced its text. */
+  updates?: number;
 }
 
-export type FakeSlackMethod = "chat.postMessage" | "auth.test" | "conversations.replies";
+export type FakeSlackMethod =
+  | "chat.postMessage"
+  | "auth.test"
+  | "conversations.replies"
+  | "chat.startStream"
+  | "chat.appendStream"
+  | "chat.stopStream"
+  | "chat.update"
+  | "assistant.threads.setStatus"
+  | "assistant.threads.setSuggestedPrompts"
+  | "assistant.threads.setTitle";
+
+/** An assistant thread as the fake keeps it: its status (empty: none), title and suggested prompts. */
+export interface FakeAssistantThread {
+  status: string;
+  title?: string;
+  prompts?: { title: string; message: string }[];
+}
+
+/** markdown_text's limit in the streaming methods and chat.update. */
+const markdownLimit = 12_000;
 
 export interface FakeSlackFaultOptions {
   /** Default chat.postMessage. */
@@ -35,8 +59,9 @@ export interface FakeSlackFaultOptions {
 type Params = Record<string, unknown>;
 
 /**
- * The slice of Slack's Web API the adapter uses, as a real HTTP server: chat.postMessage, auth.test and
- * conversations.replies under /api/. It takes what @slack/web-api sends (form or JSON bodies, the token in the
+ * The slice of Slack's Web API the adapter uses, as a real HTTP server: chat.postMessage, auth.test,
+ * conversations.replies, the streamed messages (chat.startStream / appendStream / stopStream, with Slack's
+ * `message_not_in_streaming_state` once a stream is stopped or `expireStreams` ran) and chat.update under /api/. It takes what @slack/web-api sends (form or JSON bodies, the token in the
  * Authorization header or the body) and records every post, so tests count replies per thread. A service under
  * test may run in another process; it only needs `apiUrl`.
  */
@@ -44,12 +69,21 @@ export class FakeSlack {
   readonly server: FakeServer;
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
+  private readonly threads = new Map<string, FakeAssistantThread>();
 
   constructor() {
     this.server = new FakeServer({
       "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
       "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
       "POST /api/conversations.replies": (call) => this.authorized(call, (bot, params) => this.replies(bot, params)),
+      "POST /api/chat.startStream": (call) => this.authorized(call, (bot, params) => this.startStream(bot, params)),
+      "POST /api/chat.appendStream": (call) => this.authorized(call, (bot, params) => this.appendStream(bot, params)),
+      "POST /api/chat.stopStream": (call) => this.authorized(call, (bot, params) => this.stopStream(bot, params)),
+      "POST /api/chat.update": (call) => this.authorized(call, (bot, params) => this.update(bot, params)),
+      "POST /api/assistant.threads.setStatus": (call) => this.authorized(call, (_, params) => this.setStatus(params)),
+      "POST /api/assistant.threads.setSuggestedPrompts": (call) =>
+        this.authorized(call, (_, params) => this.setSuggestedPrompts(params)),
+      "POST /api/assistant.threads.setTitle": (call) => this.authorized(call, (_, params) => this.setTitle(params)),
     });
   }
 
@@ -92,6 +126,18 @@ export class FakeSlack {
   /** Every message posted successfully, in order. */
   posts(): FakeSlackPost[] {
     return this.stored.map((post) => ({ ...post }));
+  }
+
+  /** An assistant thread's status, title and prompts as the bot last set them; undefined if it set none. */
+  assistantThread(channel: string, threadTs: string): FakeAssistantThread | undefined {
+    const thread = this.threads.get(`${channel}:${threadTs}`);
+    return thread && { ...thread };
+  }
+
+  /** Ends every open stream, as Slack does some minutes after it was started: later appends are refused. */
+  expireStreams(): this {
+    for (const post of this.stored) if (post.streaming) post.streaming = false;
+    return this;
   }
 
   /** The posts into one thread (`threadTs` is the parent's ts). */
@@ -197,8 +243,161 @@ export class FakeSlack {
       team: bot.teamId,
     };
     this.stored.push(post);
+    this.replied(channel, threadTs);
     const { channel: _channel, ...message } = post;
     return ok({ channel, ts: post.ts, message: { type: "message", ...message } });
+  }
+
+  private startStream(bot: FakeSlackBot, params: Params): FakeResponse {
+    const channel = stringParam(params.channel);
+    const threadTs = stringParam(params.thread_ts);
+    const text = typeof params.markdown_text === "string" ? params.markdown_text : undefined;
+    if (!channel) return slackError("channel_not_found");
+    if (!threadTs || text === undefined) return slackError("invalid_arguments");
+    if (text.length > markdownLimit) return slackError("msg_too_long");
+    // Outside a DM a stream names its recipient.
+    if (
+      !channel.startsWith("D") &&
+      (!stringParam(params.recipient_user_id) || !stringParam(params.recipient_team_id))
+    ) {
+      return slackError("invalid_arguments");
+    }
+    const post: FakeSlackPost = {
+      channel,
+      ts: nextTs(),
+      thread_ts: threadTs,
+      text,
+      user: bot.userId,
+      bot_id: bot.botId,
+      app_id: bot.appId,
+      team: bot.teamId,
+      streaming: true,
+    };
+    this.stored.push(post);
+    this.replied(channel, threadTs);
+    return ok({ channel, ts: post.ts });
+  }
+
+  private appendStream(bot: FakeSlackBot, params: Params): FakeResponse {
+    const text = typeof params.markdown_text === "string" ? params.markdown_text : "";
+    if (text === "") return slackError("invalid_arguments");
+    return this.streamingMessage(bot, params, (post) => {
+      post.text += text;
+      return ok({ channel: post.channel, ts: post.ts });
+    });
+  }
+
+  private stopStream(bot: FakeSlackBot, params: Params): FakeResponse {
+    let metadata: FakeSlackPost["metadata"];
+    try {
+      metadata = parseMetadata(params.metadata);
+    } catch {
+      return slackError("invalid_metadata_format");
+    }
+    return this.streamingMessage(bot, params, (post) => {
+      if (typeof params.markdown_text === "string") post.text += params.markdown_text;
+      if (metadata) post.metadata = metadata;
+      post.streaming = false;
+      const { channel, ...message } = post;
+      return ok({ channel, ts: post.ts, message: { type: "message", ...message } });
+    });
+  }
+
+  /** Replaces a message's text; a message still streaming cannot be updated (stop it first). */
+  private update(bot: FakeSlackBot, params: Params): FakeResponse {
+    const text = stringParam(params.markdown_text) ?? stringParam(params.text);
+    if (!text) return slackError("no_text");
+    if (text.length > markdownLimit) return slackError("msg_too_long");
+    let metadata: FakeSlackPost["metadata"];
+    try {
+      metadata = parseMetadata(params.metadata);
+    } catch {
+      return slackError("invalid_metadata_format");
+    }
+    const post = this.ownMessage(bot, params);
+    if (typeof post === "string") return slackError(post);
+    if (post.streaming) return slackError("cant_update_message");
+    post.text = text;
+    post.updates = (post.updates ?? 0) + 1;
+    if (metadata) post.metadata = metadata;
+    return ok({ channel: post.channel, ts: post.ts, text });
+  }
+
+  private streamingMessage(bot: FakeSlackBot, params: Params, act: (post: FakeSlackPost) => FakeResponse) {
+    if (typeof params.markdown_text === "string" && params.markdown_text.length > markdownLimit) {
+      return slackError("msg_too_long");
+    }
+    const post = this.ownMessage(bot, params);
+    if (typeof post === "string") return slackError(post);
+    if (!post.streaming) return slackError("message_not_in_streaming_state");
+    return act(post);
+  }
+
+  /** The bot's own message at channel + ts, or the error Slack names. */
+  private ownMessage(bot: FakeSlackBot, params: Params): FakeSlackPost | string {
+    const channel = stringParam(params.channel);
+    const ts = stringParam(params.ts);
+    if (!channel) return "channel_not_found";
+    const post = this.stored.find((p) => p.channel === channel && p.ts === ts);
+    if (!post) return "message_not_found";
+    if (post.bot_id !== bot.botId) return "cant_update_message";
+    return post;
+  }
+
+  /** Slack clears an assistant thread's status when the app replies in it. */
+  private replied(channel: string, threadTs: string | undefined): void {
+    const thread = threadTs ? this.threads.get(`${channel}:${threadTs}`) : undefined;
+    if (thread) thread.status = "";
+  }
+
+  private assistantThreadOf(params: Params): FakeAssistantThread | string {
+    const channel = stringParam(params.channel_id);
+    const threadTs = stringParam(params.thread_ts);
+    if (!channel) return "channel_not_found";
+    if (!threadTs) return "invalid_arguments";
+    const key = `${channel}:${threadTs}`;
+    const thread = this.threads.get(key) ?? { status: "" };
+    this.threads.set(key, thread);
+    return thread;
+  }
+
+  private setStatus(params: Params): FakeResponse {
+    if (typeof params.status !== "string") return slackError("invalid_arguments");
+    const thread = this.assistantThreadOf(params);
+    if (typeof thread === "string") return slackError(thread);
+    thread.status = params.status;
+    return ok({});
+  }
+
+  private setTitle(params: Params): FakeResponse {
+    const title = stringParam(params.title);
+    if (!title) return slackError("invalid_arguments");
+    const thread = this.assistantThreadOf(params);
+    if (typeof thread === "string") return slackError(thread);
+    thread.title = title;
+    return ok({});
+  }
+
+  private setSuggestedPrompts(params: Params): FakeResponse {
+    let prompts: unknown;
+    try {
+      prompts = typeof params.prompts === "string" ? JSON.parse(params.prompts) : params.prompts;
+    } catch {
+      return slackError("invalid_arguments");
+    }
+    const valid =
+      Array.isArray(prompts) &&
+      prompts.length >= 1 &&
+      prompts.length <= 4 &&
+      prompts.every((p) => isParams(p) && stringParam(p.title) && stringParam(p.message));
+    if (!valid) return slackError("invalid_arguments");
+    const thread = this.assistantThreadOf(params);
+    if (typeof thread === "string") return slackError(thread);
+    thread.prompts = (prompts as { title: string; message: string }[]).map(({ title, message }) => ({
+      title,
+      message,
+    }));
+    return ok({});
   }
 
   /** The thread rooted at `ts`, oldest first, cursor-paginated; metadata only with include_all_metadata. */
@@ -211,7 +410,7 @@ export class FakeSlack {
     const thread = this.stored
       .filter((post) => post.team === bot.teamId && post.channel === channel)
       .filter((post) => post.ts === root || post.thread_ts === root)
-      .map(({ channel: _channel, metadata, ...message }) => ({
+      .map(({ channel: _channel, metadata, streaming: _streaming, updates: _updates, ...message }) => ({
         type: "message",
         ...message,
         ...(withMetadata && metadata ? { metadata } : {}),

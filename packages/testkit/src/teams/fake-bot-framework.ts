@@ -37,6 +37,14 @@ export interface RecordedActivity {
   activity: Record<string, unknown>;
 }
 
+/** A streamed message as the fake connector keeps it: its updates, in order, until its final message. */
+export interface FakeTeamsStream {
+  conversationId: string;
+  updates: { streamType: string; streamSequence: number; text: string }[];
+  /** Set once the final message arrived; the stream is then the message `activities` holds under its id. */
+  finished: boolean;
+}
+
 /** A reply the connector would receive: the conversation and the user's activity it answers. */
 export interface ReplyTarget {
   conversationId: string;
@@ -61,6 +69,9 @@ export class FakeBotFramework {
   readonly server: FakeServer;
   /** Activities the connector accepted, in order. */
   readonly activities: RecordedActivity[] = [];
+  /** Streams (by stream id) and plain typing indicators, apart from the messages above. */
+  readonly streams = new Map<string, FakeTeamsStream>();
+  readonly typing: { conversationId: string; at: number }[] = [];
   private readonly apps = new Map<string, { password: string; authority: string }>();
   private readonly tokens = new Map<string, { appId: string; expiresAt: number }>();
 
@@ -220,15 +231,62 @@ export class FakeBotFramework {
     if (!grant || grant.expiresAt <= Date.now()) {
       return { status: 401, body: { message: "Authorization has been denied for this request." } };
     }
+    const activity = (call.body ?? {}) as Record<string, unknown>;
+    const conversationId = params.conversationId ?? "";
+    const info = streamInfoOf(activity);
+    if (info) return this.streamActivity(call, activity, info, grant.appId);
+    if (activity.type === "typing") {
+      this.typing.push({ conversationId, at: Date.now() });
+      return { status: 201, body: { id: nextTeamsMessageId() } };
+    }
     const id = nextTeamsMessageId();
     this.activities.push({
       conversationId: params.conversationId ?? "",
       replyToId: params.activityId,
       appId: grant.appId,
       id,
-      activity: call.body as Record<string, unknown>,
+      activity,
     });
     return { status: 201, body: { id } };
+  }
+
+  /**
+   * Teams' streaming protocol: only in personal chats (else 403 ContentStreamNotAllowed); the first update (no stream
+   * id, sequence 1) opens a stream named by its activity id; later updates name it with rising sequence numbers;
+   * a final message ends it and becomes the one message, under the stream's id.
+   */
+  private streamActivity(
+    call: RecordedCall,
+    activity: Record<string, unknown>,
+    info: Record<string, unknown>,
+    appId: string,
+  ): FakeResponse {
+    const conversationId = call.params.conversationId ?? "";
+    const conversation = activity.conversation as { conversationType?: string } | undefined;
+    if (conversation?.conversationType !== "personal") return streamError(403, "ContentStreamNotAllowed");
+    const streamType = String(info.streamType ?? "");
+    const text = typeof activity.text === "string" ? activity.text : "";
+    if (activity.type === "typing" && info.streamId === undefined) {
+      if (info.streamSequence !== 1) return streamError(400, "ContentStreamSequenceOrderPreConditionFailed");
+      const id = nextTeamsMessageId();
+      this.streams.set(id, { conversationId, updates: [{ streamType, streamSequence: 1, text }], finished: false });
+      return { status: 201, body: { id } };
+    }
+    const streamId = String(info.streamId ?? "");
+    const stream = this.streams.get(streamId);
+    if (!stream || stream.conversationId !== conversationId) return streamError(404, "ContentStreamNotFound");
+    if (stream.finished) return streamError(403, "ContentStreamNotAllowed");
+    if (activity.type === "typing") {
+      const last = stream.updates.at(-1)?.streamSequence ?? 0;
+      const sequence = Number(info.streamSequence);
+      if (!(sequence > last)) return streamError(400, "ContentStreamSequenceOrderPreConditionFailed");
+      stream.updates.push({ streamType, streamSequence: sequence, text });
+      return { status: 202, body: { id: streamId } };
+    }
+    if (activity.type !== "message" || streamType !== "final") return streamError(400, "BadArgument");
+    stream.finished = true;
+    this.activities.push({ conversationId, replyToId: call.params.activityId, appId, id: streamId, activity });
+    return { status: 201, body: { id: streamId } };
   }
 }
 
@@ -242,6 +300,15 @@ export function delivery(activity: TeamsActivity, token: string): InboundRequest
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
     query: {},
   };
+}
+
+function streamInfoOf(activity: Record<string, unknown>): Record<string, unknown> | undefined {
+  const entities = Array.isArray(activity.entities) ? (activity.entities as Record<string, unknown>[]) : [];
+  return entities.find((entity) => entity?.type === "streaminfo");
+}
+
+function streamError(status: number, code: string): FakeResponse {
+  return { status, body: { error: { code, message: code } } };
 }
 
 function aadError(status: number, error: string, description: string): FakeResponse {

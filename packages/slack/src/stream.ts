@@ -1,0 +1,117 @@
+import {
+  type OutboundReply,
+  type OutboundStreams,
+  OutcomeUnknownError,
+  RateLimitedError,
+  type RateLimiter,
+  type SentReply,
+  StreamEndedError,
+  type StreamWrite,
+  type Workspace,
+} from "@resident/core";
+import type { SlackClients } from "./api.ts";
+import type { SlackCredentials } from "./credentials.ts";
+import { toSendError } from "./errors.ts";
+import { replyMetadata } from "./reply-metadata.ts";
+import { findOpenedStream } from "./send.ts";
+
+/** chat.appendStream is a Tier 4 method (100+ a minute per workspace): the cluster shares one window per team. */
+const appendsPerMinute = 100;
+
+/**
+ * Slack's streamed messages (Oct 2025): chat.startStream opens the message in the thread, chat.appendStream adds
+ * markdown, chat.stopStream ends it, stamped with the reply key so that it can be found again. A stream Slack no
+ * longer holds open (it lapses after some minutes, `message_not_in_streaming_state`) is completed by chat.update.
+ */
+export class SlackStreams implements OutboundStreams<SlackCredentials> {
+  /** One write a second per message, and fewer when the workspace's append window is full. */
+  readonly writeIntervalMs = 1_000;
+  /** markdown_text's limit. */
+  readonly maxChunkChars = 12_000;
+
+  constructor(
+    private readonly clients: SlackClients,
+    private readonly limiter?: RateLimiter,
+  ) {}
+
+  accepts(): boolean {
+    return true;
+  }
+
+  async start(write: StreamWrite, workspace: Workspace<SlackCredentials>): Promise<SentReply> {
+    const { conversation, author } = write.event;
+    // Outside a DM, Slack needs to know whom the stream is for.
+    const recipient = conversation.id.startsWith("D")
+      ? {}
+      : { recipient_user_id: author.id, recipient_team_id: workspace.identity.teamId };
+    let ts: string | undefined;
+    try {
+      ({ ts } = await this.client(workspace).chat.startStream({
+        channel: conversation.id,
+        thread_ts: conversation.threadId ?? conversation.replyToId,
+        markdown_text: write.text,
+        ...recipient,
+      }));
+    } catch (error) {
+      throw toSendError(error, "chat.startStream");
+    }
+    if (!ts) throw new OutcomeUnknownError("Slack accepted chat.startStream without a message ts");
+    return { messageId: ts };
+  }
+
+  /** A stream opened for this reply whose opener died before recording it: our bot's unstamped message after it. */
+  async findOpened(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
+    const { botId } = workspace.identity;
+    return botId ? findOpenedStream(this.client(workspace), reply, botId) : undefined;
+  }
+
+  async append(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {
+    const wait = await this.limiter?.take([
+      { key: `slack:{${workspace.identity.teamId ?? workspace.id}}:append`, limit: appendsPerMinute, windowMs: 60_000 },
+    ]);
+    if (wait) throw new RateLimitedError(wait);
+    await this.call("chat.appendStream", () =>
+      this.client(workspace).chat.appendStream({ channel: write.event.conversation.id, ts, markdown_text: write.text }),
+    );
+  }
+
+  async stop(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {
+    await this.call("chat.stopStream", () =>
+      this.client(workspace).chat.stopStream({
+        channel: write.event.conversation.id,
+        ts,
+        ...(write.text === "" ? {} : { markdown_text: write.text }),
+        metadata: replyMetadata(write),
+      }),
+    );
+  }
+
+  async complete(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {
+    const channel = write.event.conversation.id;
+    await this.call("chat.stopStream", () => this.client(workspace).chat.stopStream({ channel, ts })).catch(
+      (error: unknown) => {
+        if (!(error instanceof StreamEndedError)) throw error;
+      },
+    );
+    await this.call("chat.update", () =>
+      this.client(workspace).chat.update({
+        channel,
+        ts,
+        markdown_text: write.text,
+        metadata: replyMetadata(write),
+      }),
+    );
+  }
+
+  private client(workspace: Workspace<SlackCredentials>) {
+    return this.clients.for(workspace.credentials.botToken);
+  }
+
+  private async call(method: string, run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      throw toSendError(error, method);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { type ChatEvent, type OutboundReply, RateLimitedError, StreamEndedError, toQueued } from "@resident/core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TeamsAdapter } from "../src/index.ts";
+import { endpointsOf, startTeams, type TeamsHarness } from "./harness.ts";
+
+describe("Teams streamed messages at the fake connector", () => {
+  let t: TeamsHarness;
+  beforeAll(async () => {
+    t = await startTeams();
+  });
+  afterAll(() => t?.bf.close());
+  beforeEach(() => {
+    t.bf.server.clearFaults();
+  });
+
+  const userEvent = async (text: string, options = {}): Promise<ChatEvent> => {
+    const request = await t.bf.request(t.message(text, options));
+    const inbound = t.adapter.normalize(request, t.workspace, Date.now());
+    if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
+    return inbound.event;
+  };
+  const replyTo = (event: ChatEvent, text: string): OutboundReply => ({
+    event: toQueued(event),
+    text,
+    replyKey: `reply:${event.workspaceId}:${event.messageKey}`,
+  });
+
+  it("personal chat: informative update, streaming updates with the text so far, one final message", async () => {
+    const event = await userEvent("how do refunds work?", { conversationType: "personal" });
+    const { streams } = t.adapter;
+    expect(streams.accepts(replyTo(event, ""))).toBe(true);
+    const before = t.bf.activities.length;
+    const { messageId } = await streams.start(replyTo(event, "Refunds "), t.workspace);
+    await streams.append(replyTo(event, "take five "), messageId, t.workspace);
+    await streams.append(replyTo(event, "working "), messageId, t.workspace);
+    await streams.stop(replyTo(event, "days."), messageId, t.workspace);
+
+    const stream = t.bf.streams.get(messageId);
+    expect(stream?.updates.map((u) => [u.streamType, u.streamSequence, u.text])).toEqual([
+      ["informative", 1, "Writing an answer…"],
+      ["streaming", 2, "Refunds take five "],
+      ["streaming", 3, "Refunds take five working "],
+    ]);
+    expect(stream?.finished).toBe(true);
+    const posted = t.bf.activities.slice(before);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({
+      id: messageId,
+      activity: { type: "message", text: "Refunds take five working days." },
+    });
+  });
+
+  it("group chats and channels take no stream; they get a typing indicator", async () => {
+    const event = await userEvent("a channel question");
+    expect(t.adapter.streams.accepts(replyTo(event, ""))).toBe(false);
+    const typing = t.bf.typing.length;
+    await t.adapter.working.show(replyTo(event, event.text), t.workspace);
+    expect(t.bf.typing.length).toBe(typing + 1);
+  });
+
+  it("a takeover completes a stream it did not open with the final message; its appends are refused", async () => {
+    const event = await userEvent("taken over", { conversationType: "personal" });
+    const { messageId } = await t.adapter.streams.start(replyTo(event, "half"), t.workspace);
+    // Another instance: an adapter of its own, pointed at the same connector.
+    const other = new TeamsAdapter({ ...endpointsOf(t.bf), timeoutMs: 1_000 });
+    const refused = await other.streams.append(replyTo(event, " more"), messageId, t.workspace).catch((e) => e);
+    expect(refused).toBeInstanceOf(StreamEndedError);
+    await other.streams.complete(replyTo(event, "The whole answer."), messageId, t.workspace);
+    expect(t.bf.activities.filter((a) => a.id === messageId)).toMatchObject([
+      { activity: { text: "The whole answer." } },
+    ]);
+    // The stream is over: Teams refuses anything more on it.
+    const late = await t.adapter.streams.append(replyTo(event, "late"), messageId, t.workspace).catch((e) => e);
+    expect(late).toBeInstanceOf(StreamEndedError);
+  });
+
+  it("a 429 on a streaming update is a RateLimitedError: nothing was updated", async () => {
+    const event = await userEvent("slow down", { conversationType: "personal" });
+    const { messageId } = await t.adapter.streams.start(replyTo(event, "One"), t.workspace);
+    t.bf.rateLimit(
+      { conversationId: event.conversation.id, activityId: event.conversation.replyToId },
+      {
+        retryAfterSeconds: 1,
+      },
+    );
+    const error = await t.adapter.streams.append(replyTo(event, " two"), messageId, t.workspace).catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(t.bf.streams.get(messageId)?.updates).toHaveLength(1);
+  });
+});
