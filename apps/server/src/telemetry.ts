@@ -1,4 +1,5 @@
 import type {
+  BudgetLimit,
   FailureStage,
   Logger,
   Platform,
@@ -87,6 +88,11 @@ export class ServiceTelemetry implements Telemetry {
     this.metrics.llmTokens.inc({ platform: ws.platform }, tokens);
     this.metrics.llmLatency.observe({ platform: ws.platform }, latencyMs / 1000);
     this.count(ws, "llmTokens", tokens);
+  }
+
+  budgetExceeded(ws: WorkspaceRef, limit: BudgetLimit): void {
+    this.metrics.overBudget.inc({ platform: ws.platform, limit });
+    this.count(ws, "overBudget");
   }
 
   /** Writes the counts gathered so far; on failure they are kept for the next flush. */

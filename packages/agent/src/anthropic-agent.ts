@@ -3,6 +3,7 @@ import type { Agent, AgentAnswer, AgentRequest, Logger } from "@resident/core";
 import { AgentError, agentFailure, type FailureContext } from "./agent-error.ts";
 import { toConversation } from "./conversation.ts";
 import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
+import { threadBlock } from "./thread-prompt.ts";
 
 export const defaultAnthropicBaseUrl = "https://api.anthropic.com";
 export const defaultMaxTokens = 1024;
@@ -50,13 +51,13 @@ export class AnthropicAgent implements Agent {
     });
   }
 
-  async answer({ event, settings, history, signal }: AgentRequest): Promise<AgentAnswer> {
+  async answer({ event, settings, history, thread, signal }: AgentRequest): Promise<AgentAnswer> {
     let message: Anthropic.Message;
     try {
       message = await this.client.messages.create(
         {
           model: settings.model,
-          system: cachedSystem(settings.systemPrompt),
+          system: withThread(cachedSystem(settings.systemPrompt), thread),
           max_tokens: this.maxTokens,
           messages: cachedConversation(toConversation(history, event.text)),
         },
@@ -98,4 +99,13 @@ function sdkLogger(logger: Logger): NonNullable<ClientOptions["logger"]> {
     (message: string, ...details: unknown[]) =>
       logger[level]({ component: "anthropic-sdk", details }, message);
   return { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") };
+}
+
+/** The thread's block follows the cached system prompt, so the prompt's cache entry stays the same. */
+function withThread(
+  system: Anthropic.TextBlockParam[] | undefined,
+  thread: AgentRequest["thread"],
+): Anthropic.TextBlockParam[] | undefined {
+  const blocks = [...(system ?? []), ...threadBlock(thread)];
+  return blocks.length === 0 ? undefined : blocks;
 }

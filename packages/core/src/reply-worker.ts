@@ -1,4 +1,6 @@
 import { SpanKind, trace } from "@opentelemetry/api";
+import { budgetReplies } from "./budget.ts";
+import type { BudgetGuard } from "./budget-guard.ts";
 import type { Platform, QueuedEvent } from "./chat-event.ts";
 import { OutcomeUnknownError, PermanentSendError, ReplyLeaseHeldError, StoreUnavailableError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
@@ -12,6 +14,7 @@ import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
 import { outcomeUnknown, type ReplyLedger, refusedForGood, type SendStart } from "./reply-ledger.ts";
+import type { ThreadReader } from "./thread-reader.ts";
 import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
 export interface ReplyWorkerDeps {
@@ -26,6 +29,10 @@ export interface ReplyWorkerDeps {
   /** Turns of the thread given to the agent, and kept. */
   historyTurns?: number;
   historyTtlMs?: number;
+  /** Holds answers to their budgets before the LLM is called; absent: no budgets. */
+  budgets?: BudgetGuard;
+  /** Reads the thread the agent is called into when it has no memory of it; absent: never read. */
+  threads?: ThreadReader;
 }
 
 const commitAttempts = 3;
@@ -102,7 +109,9 @@ export class ReplyWorker {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       const journaled = await ledger.journaledAnswer(event);
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
-      text = journaled ?? (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease), ttlMs));
+      text =
+        journaled ??
+        (await ledger.journalAnswer(event, await this.compose(event, workspace, adapter, ws, lease), ttlMs));
       lease.signal.throwIfAborted();
       stage = "send";
       const reply = { event, text, replyKey: replyKey(event) };
@@ -155,7 +164,20 @@ export class ReplyWorker {
   }
 
   /** Asks the agent, with the thread's history, for the answer to the event. */
-  private async compose(event: QueuedEvent, workspace: Workspace, ws: WorkspaceRef, lease: HeldLease): Promise<string> {
+  private async compose(
+    event: QueuedEvent,
+    workspace: Workspace,
+    adapter: PlatformAdapter,
+    ws: WorkspaceRef,
+    lease: HeldLease,
+  ): Promise<string> {
+    const verdict = await this.deps.budgets?.admit(ws, workspace.budgets);
+    if (verdict && !verdict.within) {
+      // Journaled and sent like any answer, so a retry or a twin never sends it twice.
+      trace.getActiveSpan()?.addEvent("over budget", { "resident.budget.limit": verdict.limit });
+      this.deps.telemetry.budgetExceeded(ws, verdict.limit);
+      return budgetReplies[verdict.limit];
+    }
     const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
       if (!(error instanceof StoreUnavailableError)) throw error;
@@ -166,6 +188,7 @@ export class ReplyWorker {
       );
       return [];
     });
+    const thread = history.length === 0 ? await this.deps.threads?.read(event, workspace, adapter) : undefined;
     const started = performance.now();
     // Tool calls, once the agent makes them, get spans of their own under this one.
     const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
@@ -174,6 +197,7 @@ export class ReplyWorker {
         event,
         settings: workspace.settings,
         history,
+        thread,
         signal: lease.signal,
       });
       span.setAttributes({
@@ -185,6 +209,7 @@ export class ReplyWorker {
       return answer;
     });
     this.deps.telemetry.llmUsed(ws, tokensUsed(answer.usage), performance.now() - started);
+    await this.deps.budgets?.record(ws, tokensUsed(answer.usage));
     return answer.text;
   }
 

@@ -124,6 +124,7 @@ export class CountingTelemetry implements Telemetry {
     this.failureStages.push(stage);
   };
   llmUsed = () => this.bump("llmUsed");
+  budgetExceeded = () => this.bump("budgetExceeded");
 }
 
 /** A claim store that cannot be reached: every call rejects as Redis's does when it is down. */

@@ -1,4 +1,5 @@
 import {
+  type Budget,
   type ChangeFeed,
   DatabaseUnavailableError,
   type FailMode,
@@ -75,8 +76,9 @@ export class CachingDirectory implements TenantDirectory {
   }
 
   private async load(id: string): Promise<Workspace | undefined> {
-    const [row] = await this.options.sql.query<WorkspaceRow>(
-      `select ${workspaceColumns} from workspaces where id = $1`,
+    const [row] = await this.options.sql.query<WorkspaceRow & { budget: Budget; tenant_budget: Budget }>(
+      `select ${workspaceColumns}, budget, (select t.budget from tenants t where t.id = workspaces.tenant_id) as tenant_budget
+       from workspaces where id = $1`,
       [id],
     );
     if (!row) return undefined;
@@ -88,6 +90,7 @@ export class CachingDirectory implements TenantDirectory {
       credentials: this.options.cipher.open(row.credentials_ciphertext, credentialsContext(row.id)),
       settings: resolveSettings(row.settings, this.options.defaultFailModes?.[row.platform] ?? "closed"),
       identity: row.identity,
+      budgets: { tenant: row.tenant_budget, workspace: row.budget },
     };
   }
 }

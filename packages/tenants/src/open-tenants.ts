@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ChangeFeed, FailMode, Logger, Platform } from "@resident/core";
 import { AdminTokens } from "./admin-tokens.ts";
 import { AuditLog } from "./audit-log.ts";
+import { BudgetRegistry } from "./budget-registry.ts";
 import { CachingDirectory } from "./caching-directory.ts";
 import { CredentialCipher } from "./credential-cipher.ts";
 import { migrate } from "./migrate.ts";
@@ -33,6 +34,8 @@ export interface TenantsOptions {
 
 export interface Tenants {
   registry: TenantRegistry;
+  /** Tenants' and workspaces' budgets. */
+  budgets: BudgetRegistry;
   tokens: AdminTokens;
   directory: CachingDirectory;
   /** The database itself, for other parts that keep shared state in it (the PostgreSQL lane). */
@@ -93,6 +96,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
 
   return {
     registry: new TenantRegistry({ sql, cipher, audit, onWorkspaceChange, platforms: options.platforms }),
+    budgets: new BudgetRegistry({ sql, audit, onWorkspaceChange }),
     tokens: new AdminTokens(sql, audit),
     directory,
     sql,

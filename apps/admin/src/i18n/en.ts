@@ -113,6 +113,7 @@ export const en = {
     duplicateReplies: "Duplicate replies suppressed",
     failures: "Failures",
     llmTokens: "LLM tokens",
+    overBudget: "Over-budget replies",
   },
   chart: {
     received: "Messages received",

@@ -103,6 +103,7 @@ export const ja: Catalogue = {
     duplicateReplies: "防いだ重複返信",
     failures: "失敗",
     llmTokens: "LLM トークン",
+    overBudget: "予算超過の返信",
   },
   chart: {
     received: "受信したメッセージ",

@@ -11,7 +11,15 @@ import { formatSeconds } from "../format.ts";
 import { text, translated } from "../i18n/language.ts";
 import { messagePage } from "./message-page.ts";
 
-const noCounts = { events: 0, duplicateEvents: 0, replies: 0, duplicateReplies: 0, failures: 0, llmTokens: 0 };
+const noCounts = {
+  events: 0,
+  duplicateEvents: 0,
+  replies: 0,
+  duplicateReplies: 0,
+  failures: 0,
+  llmTokens: 0,
+  overBudget: 0,
+};
 const defaultTtlSeconds = 86_400;
 
 /** One workspace: where the platform must send, how to set it up, whether it connects, and what it has done. */

@@ -1,11 +1,14 @@
 import type { QueuedEvent } from "../chat-event.ts";
 import type { WorkspaceSettings } from "../settings.ts";
+import type { ThreadContext } from "../thread-context.ts";
 import type { Turn } from "./conversation-memory.ts";
 
 export interface AgentRequest {
   event: QueuedEvent;
   settings: WorkspaceSettings;
   history: Turn[];
+  /** The thread the agent was called into, read from the platform, when it has not been part of it. */
+  thread?: ThreadContext;
   signal: AbortSignal;
 }
 

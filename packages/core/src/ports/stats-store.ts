@@ -7,6 +7,8 @@ export const statCounters = [
   "duplicateReplies",
   "failures",
   "llmTokens",
+  /** Messages answered with the over-budget reply. */
+  "overBudget",
 ] as const;
 export type StatCounter = (typeof statCounters)[number];
 export type StatCounts = Record<StatCounter, number>;

@@ -1,3 +1,4 @@
+import type { BudgetLimit } from "../budget.ts";
 import type { Platform } from "../chat-event.ts";
 
 export interface WorkspaceRef {
@@ -26,6 +27,8 @@ export interface Telemetry {
   /** `reason` is shown to the workspace's admins: build it with failureSummary, never from a secret. */
   failure(ws: WorkspaceRef, stage: FailureStage, reason: string): void;
   llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void;
+  /** A message got the over-budget reply instead of an answer; no LLM was called. */
+  budgetExceeded(ws: WorkspaceRef, limit: BudgetLimit): void;
 }
 
 /** The subset of pino the core writes to. */

@@ -1,3 +1,4 @@
+import type { Budgets } from "../budget.ts";
 import type { Platform } from "../chat-event.ts";
 import type { WorkspaceSettings } from "../settings.ts";
 
@@ -13,6 +14,8 @@ export interface Workspace<C = unknown> {
   credentials: C;
   settings: WorkspaceSettings;
   identity: BotIdentity;
+  /** Its tenant's budget and its own; absent: no limit. */
+  budgets?: Budgets;
 }
 
 /** Finds workspaces for the pipeline. "Unknown" is never cached: a workspace created a second ago must be found. */
