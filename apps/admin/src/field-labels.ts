@@ -23,6 +23,10 @@ export function fieldLabel(path: string, platforms: readonly PlatformView[]): st
     "settings.failMode": t.workspace.failMode,
     "settings.eventTtlSeconds": t.workspace.eventTtl,
     "settings.replyTtlSeconds": t.workspace.replyTtl,
+    "budget.tokensPerDay": t.budget.tokensPerDay,
+    "budget.answersPerMinute": t.budget.answersPerMinute,
+    tokensPerDay: t.budget.tokensPerDay,
+    answersPerMinute: t.budget.answersPerMinute,
   };
   return labels[path];
 }

@@ -2,6 +2,7 @@
 import { retryAfterMs } from "@resident/core/retry-after";
 import type {
   AuditEntry,
+  Budget,
   ConnectionTest,
   IssuedToken,
   Me,
@@ -9,6 +10,7 @@ import type {
   Series,
   StatRange,
   Tenant,
+  TenantBudgets,
   TenantPatch,
   TenantStats,
   TokenInput,
@@ -78,6 +80,11 @@ export class AdminApi {
   stats = (tenantId: string) => this.call<TenantStats>("GET", `/tenants/${tenantId}/stats`);
   series = (tenantId: string, id: string, range: StatRange) =>
     this.call<Series>("GET", `/tenants/${tenantId}/workspaces/${id}/series?range=${range}`);
+  budgets = (tenantId: string) => this.call<TenantBudgets>("GET", `/tenants/${tenantId}/budgets`);
+  setTenantBudget = (tenantId: string, budget: Budget) =>
+    this.call<Budget>("PUT", `/tenants/${tenantId}/budget`, budget);
+  setWorkspaceBudget = (tenantId: string, id: string, budget: Budget) =>
+    this.call<Budget>("PUT", `/tenants/${tenantId}/workspaces/${id}/budget`, budget);
   audit = (tenantId: string) => this.call<AuditEntry[]>("GET", `/tenants/${tenantId}/audit`);
 
   /** A new tenant and an admin of its own (a tenant token, and a client that uses it). */
