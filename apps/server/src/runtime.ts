@@ -1,7 +1,7 @@
 import { createAgent } from "@resident/agent";
 import {
-  type Consumer,
   BudgetGuard,
+  type Consumer,
   EventGate,
   Ingest,
   type Lane,

@@ -1,8 +1,9 @@
-import { MemoryRateLimiter, MemoryUsageMeter } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { type Budgets, utcDay } from "../src/budget.ts";
 import { BudgetGuard } from "../src/budget-guard.ts";
 import { StoreUnavailableError } from "../src/errors.ts";
+import { MemoryRateLimiter } from "../src/memory/rate-limiter.ts";
+import { MemoryUsageMeter } from "../src/memory/usage-meter.ts";
 import type { UsageMeter } from "../src/ports/usage-meter.ts";
 import { quietLogger } from "./pipeline-support.ts";
 

@@ -1,9 +1,12 @@
-import { MemoryRateLimiter, MemoryStore, MemoryUsageMeter } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { type Budgets, budgetReplies } from "../src/budget.ts";
 import { BudgetGuard } from "../src/budget-guard.ts";
 import { toQueued } from "../src/chat-event.ts";
 import { SendRejectedError } from "../src/errors.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
+import { MemoryRateLimiter } from "../src/memory/rate-limiter.ts";
+import { MemoryUsageMeter } from "../src/memory/usage-meter.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import type { Workspace } from "../src/ports/tenant-directory.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
@@ -30,7 +33,7 @@ const budgeted = (id: string, tenantId: string, budgets: Budgets): Workspace => 
 
 /** Workers of two tenants sharing one store, one budget guard's counters and one platform. */
 function deployment(...workspaces: Workspace[]) {
-  const store = new MemoryStore();
+  const store = new MemoryClaimStore();
   const platform = new UnitPlatform();
   const agent = countingAgent();
   const telemetry = new CountingTelemetry();
@@ -40,12 +43,12 @@ function deployment(...workspaces: Workspace[]) {
     ledger: new ReplyLedger(store, 300),
     sender: new OutboundSender({ rateLimitBudgetMs: 1_000, reconcileAttempts: 1, reconcileDelayMs: 10 }),
     agent,
-    memory: store,
+    memory: new MemoryConversationMemory(),
     telemetry,
     logger: quietLogger,
     budgets: new BudgetGuard(new MemoryUsageMeter(), new MemoryRateLimiter(), quietLogger),
   });
-  return { store, platform, agent, telemetry, worker };
+  return { platform, agent, telemetry, worker };
 }
 
 let jobs = 0;
@@ -58,7 +61,7 @@ describe("ReplyWorker: budgets", () => {
   it("over its tenant's tokens of the day, a message gets the budget reply and no LLM call; another tenant is answered", async () => {
     const poor = budgeted("ws_poor", "tn_poor", { tenant: { tokensPerDay: 50 }, workspace: {} });
     const rich = budgeted("ws_rich", "tn_rich", { tenant: {}, workspace: {} });
-    const { store, platform, agent, telemetry, worker } = deployment(poor, rich);
+    const { platform, agent, telemetry, worker } = deployment(poor, rich);
 
     await worker.handle(jobFor(poor));
     await worker.handle(jobFor(poor));
@@ -73,12 +76,11 @@ describe("ReplyWorker: budgets", () => {
       ["ws_rich", "answer #2"],
     ]);
     expect(telemetry.counts.budgetExceeded).toBe(2);
-    store.close();
   });
 
   it("sends the budget reply once through the ledger: a retry after a failed send posts it again, nothing more", async () => {
     const ws = budgeted("ws_a", "tn_a", { tenant: {}, workspace: { answersPerMinute: 1 } });
-    const { store, platform, agent, telemetry, worker } = deployment(ws);
+    const { platform, agent, telemetry, worker } = deployment(ws);
     await worker.handle(jobFor(ws));
 
     const over = jobFor(ws);
@@ -90,6 +92,5 @@ describe("ReplyWorker: budgets", () => {
     expect(agent.calls).toBe(1);
     expect(platform.posts.map((post) => post.text)).toEqual(["answer #1", budgetReplies.answersPerMinute]);
     expect(telemetry.counts.budgetExceeded).toBe(1);
-    store.close();
   });
 });

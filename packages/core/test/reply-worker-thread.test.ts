@@ -1,7 +1,9 @@
-import { MemoryCache, MemoryStore } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { conversationKey } from "../src/keys.ts";
+import { MemoryClaimStore } from "../src/memory/claim-store.ts";
+import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
+import { MemoryCache } from "../src/memory/shared-cache.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import type { AgentRequest } from "../src/ports/agent.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
@@ -23,7 +25,8 @@ class ThreadedPlatform extends UnitPlatform {
 }
 
 function setup() {
-  const store = new MemoryStore();
+  const store = new MemoryClaimStore();
+  const memory = new MemoryConversationMemory();
   const platform = new ThreadedPlatform();
   const requests: AgentRequest[] = [];
   const worker = new ReplyWorker({
@@ -37,12 +40,12 @@ function setup() {
         return { text: "on it", usage: { inputTokens: 1, outputTokens: 1 } };
       },
     },
-    memory: store,
+    memory,
     telemetry: new CountingTelemetry(),
     logger: quietLogger,
     threads: new ThreadReader({ cache: new MemoryCache(), logger: quietLogger }),
   });
-  return { store, platform, requests, worker };
+  return { memory, platform, requests, worker };
 }
 
 const eventIn = (replyToId: string) =>
@@ -52,20 +55,18 @@ const eventIn = (replyToId: string) =>
 
 describe("ReplyWorker: thread context", () => {
   it("gives the agent the thread's earlier messages when it is called into a thread it has no memory of", async () => {
-    const { store, platform, requests, worker } = setup();
+    const { platform, requests, worker } = setup();
     await worker.handle({ id: "job-1", data: eventIn("3.0"), attempt: 1 });
     expect(platform.reads).toBe(1);
     expect(requests[0]?.thread).toMatchObject({ status: "read", messages: [{ author: "alice" }, { author: "bob" }] });
-    store.close();
   });
 
   it("reads nothing once the thread is in its memory", async () => {
-    const { store, platform, requests, worker } = setup();
+    const { memory, platform, requests, worker } = setup();
     const event = eventIn("4.0");
-    await store.append(conversationKey(event), [{ role: "user", text: "earlier" }], 20, 60_000);
+    await memory.append(conversationKey(event), [{ role: "user", text: "earlier" }], 20, 60_000);
     await worker.handle({ id: "job-2", data: event, attempt: 1 });
     expect(platform.reads).toBe(0);
     expect(requests[0]?.thread).toBeUndefined();
-    store.close();
   });
 });

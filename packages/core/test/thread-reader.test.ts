@@ -1,7 +1,7 @@
-import { MemoryCache } from "@resident/store";
 import { describe, expect, it } from "vitest";
 import { type QueuedEvent, toQueued } from "../src/chat-event.ts";
 import { RateLimitedError } from "../src/errors.ts";
+import { MemoryCache } from "../src/memory/shared-cache.ts";
 import { estimateTokens, type ThreadMessage } from "../src/thread-context.ts";
 import { ThreadReader } from "../src/thread-reader.ts";
 import { quietLogger, UnitPlatform, workspace } from "./pipeline-support.ts";
