@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
 import { deliver, settle } from "@resident/testkit";
-import { createDatabase, RedisServer, type TestDatabase } from "@resident/testkit/processes";
 import {
   appMention,
   connectSlackWorkspace,
@@ -9,31 +7,17 @@ import {
   twinOf,
 } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import type { InProcessService } from "./support/in-process-service.ts";
+import { startTwoInstances, type TwoInstances } from "./support/two-instances.ts";
 
-/*
- * Two instances of one deployment (one PostgreSQL, one Redis), both talking to the first one's fake Slack and fake
- * Anthropic, so every reply and every LLM call is counted in one place whichever instance made it.
- */
-let redis: RedisServer;
-let database: TestDatabase;
+let deployment: TwoInstances;
 let one: InProcessService;
 let two: InProcessService;
 beforeAll(async () => {
-  [redis, database] = await Promise.all([RedisServer.start(), createDatabase()]);
-  const env = {
-    REDIS_URL: redis.url,
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN: `operator-${randomBytes(16).toString("hex")}`,
-    SECRET_KEY: randomBytes(32).toString("base64"),
-  };
-  one = await startInProcessService(env);
-  two = await startInProcessService({ ...env, SLACK_API_URL: one.slack.apiUrl, ANTHROPIC_BASE_URL: one.llm.url });
+  deployment = await startTwoInstances();
+  ({ one, two } = deployment);
 }, 60_000);
-afterAll(async () => {
-  await Promise.all([one?.close(), two?.close()]);
-  await Promise.all([redis?.dispose(), database?.drop()]);
-});
+afterAll(() => deployment?.close());
 
 const waitLong = { timeout: 30_000, interval: 100 };
 const budgetReply = "today's AI usage limit has been reached";

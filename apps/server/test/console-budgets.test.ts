@@ -2,13 +2,13 @@ import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { en } from "@resident/admin/i18n/en";
 import { ja } from "@resident/admin/i18n/ja";
-import { freePort } from "@resident/testkit/processes";
 import { appMention, connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations } from "./support/axe.ts";
 import { type Browser, openBrowser } from "./support/browser.ts";
-import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import { startConsoleService } from "./support/console-service.ts";
+import type { InProcessService } from "./support/in-process-service.ts";
 import { latinLeft, pageWords } from "./support/untranslated.ts";
 
 const output = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
@@ -20,8 +20,7 @@ const languages = [
 
 let s: InProcessService;
 beforeAll(async () => {
-  const port = await freePort();
-  s = await startInProcessService({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
+  s = await startConsoleService();
 });
 afterAll(() => s?.close());
 

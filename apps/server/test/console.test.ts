@@ -8,7 +8,6 @@ import { chatworkPlatform } from "@resident/chatwork";
 import { slackPlatform } from "@resident/slack";
 import { teamsPlatform } from "@resident/teams";
 import { deliver } from "@resident/testkit";
-import { freePort } from "@resident/testkit/processes";
 import {
   appMention,
   connectSlackWorkspace,
@@ -20,7 +19,8 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations } from "./support/axe.ts";
 import { type Browser, openBrowser } from "./support/browser.ts";
-import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import { startConsoleService } from "./support/console-service.ts";
+import type { InProcessService } from "./support/in-process-service.ts";
 import { latinLeft, pageWords } from "./support/untranslated.ts";
 
 const output = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
@@ -79,8 +79,7 @@ const languages = [
 let s: InProcessService;
 
 beforeAll(async () => {
-  const port = await freePort();
-  s = await startInProcessService({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
+  s = await startConsoleService();
 });
 afterAll(() => s?.close());
 
