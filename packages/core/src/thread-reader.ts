@@ -37,9 +37,13 @@ export class ThreadReader {
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
   }
 
-  /** Undefined where there is nothing earlier to read: the platform cannot, or the message starts its thread. */
+  /**
+   * What the delivery carried of its thread, if anything; else the thread read from the platform. Undefined where
+   * there is nothing earlier to read: the platform cannot, or the message starts its thread.
+   */
   async read(event: QueuedEvent, workspace: Workspace, adapter: PlatformAdapter): Promise<ThreadContext | undefined> {
     const { conversation } = event;
+    if (event.context?.length) return { status: "read", ...boundedMessages(event.context, this.maxTokens) };
     if (!adapter.threadMessages || conversation.threadId === conversation.replyToId) return undefined;
     const listed = await this.listed(event, workspace, adapter);
     if (!Array.isArray(listed)) return listed;

@@ -76,6 +76,16 @@ describe("ThreadReader", () => {
     expect(platform.reads).toBe(1);
   });
 
+  it("uses what the delivery carried of its thread without asking the platform", async () => {
+    const platform = new ThreadedPlatform(thread);
+    const quoted = { ...inThread("102.0"), context: [message("99.0", "the quoted message", "Alice")] };
+    const context = await reader().read(quoted, workspace("ws_a"), platform);
+    expect(context).toEqual({ status: "read", messages: quoted.context, omitted: 0 });
+    expect(platform.reads).toBe(0);
+    const carried = await reader().read(quoted, workspace("ws_a"), new UnitPlatform());
+    expect(carried?.status).toBe("read");
+  });
+
   it("answers without the thread when the platform cannot be read", async () => {
     const platform = new ThreadedPlatform(thread);
     platform.readFailures.push(new Error("connection reset"));
