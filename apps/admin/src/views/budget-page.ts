@@ -1,4 +1,4 @@
-import type { Budget, DailyUsage, TenantBudgets, TenantStats, Workspace } from "../api-types.ts";
+import type { Budget, DailyUsage, TenantBudgets, TenantStats, Workspace } from "@resident/admin-api";
 import { alertBox } from "../components/alert-box.ts";
 import { cardForm } from "../components/card-form.ts";
 import { livePanel } from "../components/live-panel.ts";
