@@ -26,6 +26,7 @@ export const paths = {
   editWorkspace: (tenantId: string, id: string) => `${base}/tenants/${tenantId}/workspaces/${id}/edit`,
   audit: (tenantId: string) => `${base}/tenants/${tenantId}/audit`,
   tokens: (tenantId: string) => `${base}/tenants/${tenantId}/tokens`,
+  budget: (tenantId: string) => `${base}/tenants/${tenantId}/budget`,
 };
 
 export function platformOf(context: Context, platform: string): PlatformView | undefined {

@@ -25,6 +25,10 @@ export function fieldLabel(path: string, platforms: readonly PlatformView[]): st
     "settings.replyTtlSeconds": t.workspace.replyTtl,
     "settings.streaming": t.workspace.streaming,
     "settings.suggestedPrompts": t.workspace.suggestedPrompts,
+    "budget.tokensPerDay": t.budget.tokensPerDay,
+    "budget.answersPerMinute": t.budget.answersPerMinute,
+    tokensPerDay: t.budget.tokensPerDay,
+    answersPerMinute: t.budget.answersPerMinute,
   };
   return labels[path];
 }

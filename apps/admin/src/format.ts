@@ -35,3 +35,10 @@ export function formatSeconds(seconds: number): string {
     seconds % 86_400 === 0 ? ["day", 86_400] : seconds % 3_600 === 0 ? ["hour", 3_600] : ["second", 1];
   return new Intl.NumberFormat(intlLocale(), { style: "unit", unit, unitDisplay: "long" }).format(seconds / size);
 }
+
+/** A UTC day (`YYYY-MM-DD`) as the language writes a date. */
+export function formatDay(day: string): string {
+  return new Intl.DateTimeFormat(intlLocale(), { dateStyle: "medium", timeZone: "UTC" }).format(
+    new Date(`${day}T00:00:00Z`),
+  );
+}

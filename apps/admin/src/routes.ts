@@ -1,5 +1,6 @@
 import type { Context, Page } from "./context.ts";
 import { auditPage } from "./views/audit-page.ts";
+import { budgetPage } from "./views/budget-page.ts";
 import { tenantsPage } from "./views/tenants-page.ts";
 import { tokensPage } from "./views/tokens-page.ts";
 import { workspaceFormPage } from "./views/workspace-form-page.ts";
@@ -14,6 +15,7 @@ const routes: [RegExp, View][] = [
   [new RegExp(`^/admin/tenants/${id}/?$`), workspacesPage],
   [new RegExp(`^/admin/tenants/${id}/audit/?$`), auditPage],
   [new RegExp(`^/admin/tenants/${id}/tokens/?$`), tokensPage],
+  [new RegExp(`^/admin/tenants/${id}/budget/?$`), budgetPage],
   [new RegExp(`^/admin/tenants/${id}/workspaces/new/${id}/?$`), (c, t, p) => workspaceFormPage(c, t, { platform: p })],
   [new RegExp(`^/admin/tenants/${id}/workspaces/${id}/edit/?$`), (c, t, w) => workspaceFormPage(c, t, { id: w })],
   [new RegExp(`^/admin/tenants/${id}/workspaces/${id}/?$`), workspacePage],

@@ -48,6 +48,8 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           platforms: runtime.platforms,
           directory: runtime.tenants.directory,
           stats: runtime.shared.stats,
+          budgets: runtime.tenants.budgets,
+          budgetGuard: runtime.budgets,
           publicUrl: runtime.config.publicUrl,
           redis: runtime.shared.redis,
         });

@@ -83,6 +83,12 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
       labelNames: ["platform", "outcome", "replayed"],
       registers,
     }),
+    overBudget: new Counter({
+      name: "resident_budget_exceeded_total",
+      help: "Messages answered with the over-budget reply instead of an LLM call, by the limit they met",
+      labelNames: ["platform", "limit"],
+      registers,
+    }),
     queueDepth: new Gauge({
       name: "resident_queue_depth",
       help: "Jobs waiting, delayed or running in the shared queue",

@@ -1,5 +1,6 @@
 import { createAgent } from "@resident/agent";
 import {
+  BudgetGuard,
   type Consumer,
   EventGate,
   Ingest,
@@ -13,6 +14,7 @@ import {
   type QueuedEvent,
   ReplyLedger,
   ReplyWorker,
+  ThreadReader,
 } from "@resident/core";
 import { ensureLaneSchema, PgClaimStore, PgQueue } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
@@ -32,6 +34,8 @@ export interface Runtime {
   platforms: PlatformSet;
   ingest: Ingest;
   metrics: Metrics;
+  /** Budgets, held before each LLM call and read by the admin API. */
+  budgets: BudgetGuard;
   /** Starts consuming jobs: the shared queues unless ROLE=web, and always the local fail-open lane. */
   startWorkers(): void;
   /** Stops consuming (waiting for jobs in hand), flushes stats, closes stores. */
@@ -75,6 +79,8 @@ export async function createRuntime(
 
   const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
   const localMemory = new MemoryConversationMemory();
+  const budgets = new BudgetGuard(shared.usage, shared.limiter, logger);
+  const threads = new ThreadReader({ cache: shared.cache, logger });
   const lanes: { shared: Lane; standby?: Lane; local: Lane } = {
     shared: { gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs), queue: shared.queue },
     standby: standby && {
@@ -97,6 +103,8 @@ export async function createRuntime(
       memory,
       telemetry,
       logger,
+      budgets,
+      threads,
     });
   const consumers: Consumer[] = [];
 
@@ -107,6 +115,7 @@ export async function createRuntime(
     platforms,
     ingest,
     metrics,
+    budgets,
     startWorkers() {
       if (config.role !== "web") {
         for (const queue of [shared.queue, standby?.queue]) {

@@ -4,12 +4,16 @@ import {
   type ConversationMemory,
   type JobQueue,
   type Logger,
+  MemoryCache,
   MemoryClaimStore,
   MemoryConversationMemory,
   MemoryQueue,
+  MemoryUsageMeter,
   type QueuedEvent,
   type RateLimiter,
+  type SharedCache,
   type StatsStore,
+  type UsageMeter,
 } from "@resident/core";
 import {
   BullQueue,
@@ -18,6 +22,7 @@ import {
   MemoryChangeFeed,
   MemoryRateLimiter,
   MemoryStatsStore,
+  RedisCache,
   RedisChangeFeed,
   RedisClaimStore,
   type RedisClient,
@@ -26,6 +31,7 @@ import {
   RedisRateLimiter,
   type RedisRole,
   RedisStatsStore,
+  RedisUsageMeter,
 } from "@resident/store";
 import type { Config } from "./config.ts";
 
@@ -37,6 +43,10 @@ export interface SharedState {
   queue: JobQueue<QueuedEvent>;
   changeFeed: ChangeFeed;
   limiter: RateLimiter;
+  /** LLM tokens per tenant and workspace per day, for budgets. */
+  usage: UsageMeter;
+  /** Platform reads (thread context) kept for a while. */
+  cache: SharedCache;
   /** The fail-fast command connection, for parts that speak Redis themselves; absent without REDIS_URL. */
   redis?: RedisClient;
   ping(): Promise<unknown>;
@@ -52,6 +62,8 @@ export function memoryState(config: Config): SharedState {
     queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
     changeFeed: new MemoryChangeFeed(),
     limiter: new MemoryRateLimiter(),
+    usage: new MemoryUsageMeter(),
+    cache: new MemoryCache(),
     ping: async () => true,
     close: async () => {},
   };
@@ -97,6 +109,8 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     queue,
     changeFeed: new RedisChangeFeed(command, subscriber, { onError: throttled(logger, "change feed") }),
     limiter: new FailoverRateLimiter(new RedisRateLimiter(command), new MemoryRateLimiter()),
+    usage: new RedisUsageMeter(command, { health }),
+    cache: new RedisCache(command, { health }),
     redis: command,
     // Ready means both halves of the ack path answer: the gate's connection and the queue's.
     ping: () => Promise.all([claims.ping(), producer.ping()]),

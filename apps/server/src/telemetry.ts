@@ -1,4 +1,5 @@
 import type {
+  BudgetLimit,
   FailureStage,
   Logger,
   Platform,
@@ -94,6 +95,11 @@ export class ServiceTelemetry implements Telemetry {
     const { outcome, replayed } = report;
     this.metrics.toolCalls.inc({ platform: ws.platform, outcome, replayed: String(replayed) });
     if (!replayed) this.count(ws, "toolCalls");
+  }
+
+  budgetExceeded(ws: WorkspaceRef, limit: BudgetLimit): void {
+    this.metrics.overBudget.inc({ platform: ws.platform, limit });
+    this.count(ws, "overBudget");
   }
 
   /** Writes the counts gathered so far; on failure they are kept for the next flush. */

@@ -9,7 +9,6 @@ import { slackPlatform } from "@resident/slack";
 import { teamsPlatform } from "@resident/teams";
 import { deliver } from "@resident/testkit";
 import { defaultTools, FakeMcp } from "@resident/testkit/mcp";
-import { freePort } from "@resident/testkit/processes";
 import {
   appMention,
   connectSlackWorkspace,
@@ -21,7 +20,8 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations } from "./support/axe.ts";
 import { type Browser, openBrowser } from "./support/browser.ts";
-import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import { startConsoleService } from "./support/console-service.ts";
+import type { InProcessService } from "./support/in-process-service.ts";
 import { latinLeft, pageWords } from "./support/untranslated.ts";
 
 const output = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
@@ -95,11 +95,7 @@ const mcpKey = `shop-key-${randomBytes(12).toString("hex")}`;
 const mcp = new FakeMcp({ auth: { header: "X-Shop-Key", value: mcpKey } });
 
 beforeAll(async () => {
-  const port = await freePort();
-  [s] = await Promise.all([
-    startInProcessService({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }),
-    mcp.start(),
-  ]);
+  [s] = await Promise.all([startConsoleService(), mcp.start()]);
 });
 afterAll(() => Promise.all([s?.close(), mcp.close()]));
 

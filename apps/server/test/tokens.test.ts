@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { AdminApi } from "@resident/admin-api";
-import { createDatabase, RedisServer, type TestDatabase } from "@resident/testkit/processes";
 import { connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import type { InProcessService } from "./support/in-process-service.ts";
+import { startTwoInstances, type TwoInstances } from "./support/two-instances.ts";
 
 interface TokenView {
   tokenId: string;
@@ -14,28 +13,16 @@ interface TokenView {
   expiresAt: string | null;
 }
 
-/** Two instances of one deployment: one PostgreSQL database, one Redis, one operator token and secret key. */
-let redis: RedisServer;
-let database: TestDatabase;
+let deployment: TwoInstances;
 let one: InProcessService;
 let two: InProcessService;
 let a: SlackWorkspace;
 beforeAll(async () => {
-  [redis, database] = await Promise.all([RedisServer.start(), createDatabase()]);
-  const env = {
-    REDIS_URL: redis.url,
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN: `operator-${randomBytes(16).toString("hex")}`,
-    SECRET_KEY: randomBytes(32).toString("base64"),
-  };
-  one = await startInProcessService(env);
-  two = await startInProcessService(env);
+  deployment = await startTwoInstances();
+  ({ one, two } = deployment);
   a = await connectSlackWorkspace(one.url, one.operator, one.slack);
 });
-afterAll(async () => {
-  await Promise.all([one?.close(), two?.close()]);
-  await Promise.all([redis?.dispose(), database?.drop()]);
-});
+afterAll(() => deployment?.close());
 
 describe("admin tokens: issue, list, revoke", () => {
   it("lists a tenant's tokens by name without their secrets, and a revoked one is refused by every instance within a second", async () => {

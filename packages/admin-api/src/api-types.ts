@@ -71,6 +71,23 @@ export interface TenantStats {
   activity: Record<string, Activity>;
 }
 
+export interface Budget {
+  tokensPerDay?: number;
+  answersPerMinute?: number;
+}
+
+export interface DailyUsage {
+  day: string;
+  tokens: number;
+}
+
+/** A tenant's budget and its workspaces', with their token use per UTC day over the last week, oldest first. */
+export interface TenantBudgets {
+  tenantId: string;
+  tenant: { budget: Budget; usage: DailyUsage[] };
+  workspaces: { workspaceId: string; budget: Budget; usage: DailyUsage[] }[];
+}
+
 export interface Series {
   range: StatRange;
   bucketSeconds: number;

@@ -2,6 +2,7 @@
 import { retryAfterMs } from "@resident/core/retry-after";
 import type {
   AuditEntry,
+  Budget,
   ConnectionTest,
   IssuedToken,
   Me,
@@ -9,6 +10,7 @@ import type {
   Series,
   StatRange,
   Tenant,
+  TenantBudgets,
   TenantPatch,
   TenantStats,
   TokenInput,
@@ -90,6 +92,11 @@ export class AdminApi {
     this.call<ToolList>("GET", `/tenants/${tenantId}/workspaces/${id}/tool-servers/${serverId}/tools`);
   detachToolServer = (tenantId: string, id: string, serverId: string) =>
     this.call<void>("DELETE", `/tenants/${tenantId}/workspaces/${id}/tool-servers/${serverId}`);
+  budgets = (tenantId: string) => this.call<TenantBudgets>("GET", `/tenants/${tenantId}/budgets`);
+  setTenantBudget = (tenantId: string, budget: Budget) =>
+    this.call<Budget>("PUT", `/tenants/${tenantId}/budget`, budget);
+  setWorkspaceBudget = (tenantId: string, id: string, budget: Budget) =>
+    this.call<Budget>("PUT", `/tenants/${tenantId}/workspaces/${id}/budget`, budget);
   audit = (tenantId: string) => this.call<AuditEntry[]>("GET", `/tenants/${tenantId}/audit`);
 
   /** A new tenant and an admin of its own (a tenant token, and a client that uses it). */

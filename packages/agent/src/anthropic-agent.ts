@@ -3,6 +3,7 @@ import type { Agent, AgentAnswer, AgentRequest, Logger } from "@resident/core";
 import { AgentError, agentFailure, type FailureContext } from "./agent-error.ts";
 import { toConversation } from "./conversation.ts";
 import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
+import { threadBlock } from "./thread-prompt.ts";
 import type { BuiltinTool } from "./tools/agent-tool.ts";
 import { currentTime } from "./tools/current-time.ts";
 import { defaultToolLimits, runToolLoop, type ToolLimits, turnText } from "./tools/tool-loop.ts";
@@ -74,13 +75,13 @@ export class AnthropicAgent implements Agent {
   }
 
   async answer(request: AgentRequest): Promise<AgentAnswer> {
-    const { event, settings, history, signal, onText } = request;
+    const { event, settings, history, thread, signal, onText } = request;
     const tools = await this.toolbox.toolsFor(request);
     const definitions = [...tools.values()].map((tool) => tool.definition);
     const ask = async (messages: Anthropic.MessageParam[], final: boolean) => {
       const body = {
         model: settings.model,
-        system: cachedSystem(settings.systemPrompt),
+        system: withThread(cachedSystem(settings.systemPrompt), thread),
         max_tokens: this.maxTokens,
         messages,
         ...(definitions.length > 0 && { tools: definitions, tool_choice: { type: final ? "none" : "auto" } as const }),
@@ -128,4 +129,13 @@ function sdkLogger(logger: Logger): NonNullable<ClientOptions["logger"]> {
     (message: string, ...details: unknown[]) =>
       logger[level]({ component: "anthropic-sdk", details }, message);
   return { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") };
+}
+
+/** The thread's block follows the cached system prompt, so the prompt's cache entry stays the same. */
+function withThread(
+  system: Anthropic.TextBlockParam[] | undefined,
+  thread: AgentRequest["thread"],
+): Anthropic.TextBlockParam[] | undefined {
+  const blocks = [...(system ?? []), ...threadBlock(thread)];
+  return blocks.length === 0 ? undefined : blocks;
 }

@@ -5,8 +5,10 @@ import type {
   Logger,
   OutboundReply,
   PlatformAdapter,
+  QueuedEvent,
   RateLimiter,
   SentReply,
+  ThreadMessage,
   Workspace,
 } from "@resident/core";
 import { InvalidCredentialsError, VerificationError } from "@resident/core";
@@ -19,6 +21,7 @@ import { normalizeDelivery } from "./normalize.ts";
 import { parseDelivery } from "./payload.ts";
 import { type ChatworkLimits, chatworkLimits } from "./rate-limits.ts";
 import { findPostedReply, postReply } from "./send.ts";
+import { readThread } from "./thread.ts";
 import { verifyDelivery } from "./verify.ts";
 
 export interface ChatworkAdapterOptions {
@@ -71,6 +74,14 @@ export class ChatworkAdapter implements PlatformAdapter<ChatworkCredentials> {
 
   findReply(reply: OutboundReply, workspace: Workspace<ChatworkCredentials>): Promise<SentReply | undefined> {
     return findPostedReply(this.api, workspace.credentials.apiToken, workspace.identity, reply);
+  }
+
+  threadMessages(
+    event: QueuedEvent,
+    workspace: Workspace<ChatworkCredentials>,
+    limit: number,
+  ): Promise<ThreadMessage[]> {
+    return readThread(this.api, workspace.credentials.apiToken, workspace.identity, event.conversation.id, limit);
   }
 
   async connect(credentials: ChatworkCredentials): Promise<BotIdentity> {

@@ -21,6 +21,8 @@ export interface ApiRequest {
   /** A post into this room: it takes the room's window as well as the token's. */
   postRoomId?: string;
   form?: Record<string, string>;
+  /** How long a read may wait in hand for a free rate slot before it fails with RateLimitedError. Default 60 s. */
+  patienceMs?: number;
 }
 
 export interface ApiAnswer {
@@ -83,7 +85,8 @@ export class ChatworkApi {
     for (;;) {
       const wait = this.pauses.remainingMs(keys, Date.now()) || (await this.options.limiter.take(windows));
       if (wait === 0) return;
-      if (request.method === "POST" || Date.now() - started + wait > readPatienceMs) throw new RateLimitedError(wait);
+      const patienceMs = request.patienceMs ?? readPatienceMs;
+      if (request.method === "POST" || Date.now() - started + wait > patienceMs) throw new RateLimitedError(wait);
       await sleep(wait);
     }
   }

@@ -8,7 +8,7 @@ export const listedMessagesLimit = 100;
 const listedMessagesSchema = z.array(
   z.object({
     message_id: z.string(),
-    account: z.object({ account_id: z.number() }),
+    account: z.object({ account_id: z.number(), name: z.string().optional() }),
     body: z.string(),
   }),
 );
@@ -16,11 +16,17 @@ const listedMessagesSchema = z.array(
 export type ListedMessage = z.infer<typeof listedMessagesSchema>[number];
 
 /** The room's latest messages. force=1: without it Chatwork lists only what this token has not read yet. */
-export async function latestRoomMessages(api: ChatworkApi, apiToken: string, roomId: string): Promise<ListedMessage[]> {
+export async function latestRoomMessages(
+  api: ChatworkApi,
+  apiToken: string,
+  roomId: string,
+  patienceMs?: number,
+): Promise<ListedMessage[]> {
   const answer = await api.request({
     method: "GET",
     path: `/rooms/${encodeURIComponent(roomId)}/messages?force=1`,
     apiToken,
+    patienceMs,
   });
   if (answer.status === 204) return [];
   if (answer.status !== 200) {

@@ -1,3 +1,5 @@
+import type { ThreadMessage } from "./thread-context.ts";
+
 /** A platform's id (PlatformDescriptor.id): core knows platforms only as the data their packages describe. */
 export type Platform = string;
 
@@ -39,6 +41,11 @@ export interface ChatEvent {
   author: Author;
   /** Text with the bot's mention removed. */
   text: string;
+  /**
+   * What the delivery itself carries of its thread (a quoted message), oldest first: shown to the agent where the
+   * platform's thread cannot be read.
+   */
+  context?: ThreadMessage[];
   /** Epoch milliseconds when this instance received the delivery. */
   receivedAt: number;
   raw: unknown;

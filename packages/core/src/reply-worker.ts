@@ -1,4 +1,6 @@
 import { SpanKind, trace } from "@opentelemetry/api";
+import { budgetReplies } from "./budget.ts";
+import type { BudgetGuard } from "./budget-guard.ts";
 import type { Platform, QueuedEvent } from "./chat-event.ts";
 import { OutcomeUnknownError, PermanentSendError, ReplyLeaseHeldError, StoreUnavailableError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
@@ -14,6 +16,7 @@ import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/tele
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
 import { outcomeUnknown, type ReplyLedger, refusedForGood, type SendStart } from "./reply-ledger.ts";
 import { StreamWriter } from "./stream-writer.ts";
+import type { ThreadReader } from "./thread-reader.ts";
 import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
 export interface ReplyWorkerDeps {
@@ -28,6 +31,10 @@ export interface ReplyWorkerDeps {
   /** Turns of the thread given to the agent, and kept. */
   historyTurns?: number;
   historyTtlMs?: number;
+  /** Holds answers to their budgets before the LLM is called; absent: no budgets. */
+  budgets?: BudgetGuard;
+  /** Reads the thread the agent is called into when it has no memory of it; absent: never read. */
+  threads?: ThreadReader;
 }
 
 const commitAttempts = 3;
@@ -107,7 +114,11 @@ export class ReplyWorker {
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
       const answerText = async (hooks: ComposeHooks) =>
         journaled ??
-        (await ledger.journalAnswer(event, await this.compose(event, workspace, ws, lease, ttlMs, hooks), ttlMs));
+        (await ledger.journalAnswer(
+          event,
+          await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks),
+          ttlMs,
+        ));
       const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
       // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
       let streamed = streams && (await ledger.streamedMessage(event));
@@ -236,11 +247,19 @@ export class ReplyWorker {
   private async compose(
     event: QueuedEvent,
     workspace: Workspace,
+    adapter: PlatformAdapter,
     ws: WorkspaceRef,
     lease: HeldLease,
     ttlMs: number,
     { onText, onStart }: ComposeHooks = {},
   ): Promise<string> {
+    const verdict = await this.deps.budgets?.admit(ws, workspace.budgets);
+    if (verdict && !verdict.within) {
+      // Journaled and sent like any answer, so a retry or a twin never sends it twice.
+      trace.getActiveSpan()?.addEvent("over budget", { "resident.budget.limit": verdict.limit });
+      this.deps.telemetry.budgetExceeded(ws, verdict.limit);
+      return budgetReplies[verdict.limit];
+    }
     const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
       if (!(error instanceof StoreUnavailableError)) throw error;
@@ -252,6 +271,7 @@ export class ReplyWorker {
       return [];
     });
     onStart?.(history.length === 0);
+    const thread = history.length === 0 ? await this.deps.threads?.read(event, workspace, adapter) : undefined;
     const started = performance.now();
     const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
@@ -259,6 +279,7 @@ export class ReplyWorker {
         event,
         settings: workspace.settings,
         history,
+        thread,
         signal: lease.signal,
         toolServers: workspace.toolServers,
         journal: this.deps.ledger.toolJournal(event, ttlMs),
@@ -274,6 +295,7 @@ export class ReplyWorker {
       return answer;
     });
     this.deps.telemetry.llmUsed(ws, tokensUsed(answer.usage), performance.now() - started);
+    await this.deps.budgets?.record(ws, tokensUsed(answer.usage));
     return answer.text;
   }
 

@@ -125,6 +125,7 @@ export class CountingTelemetry implements Telemetry {
   };
   llmUsed = () => this.bump("llmUsed");
   toolCalled = () => this.bump("toolCalled");
+  budgetExceeded = () => this.bump("budgetExceeded");
 }
 
 /** A claim store that cannot be reached: every call rejects as Redis's does when it is down. */

@@ -6,8 +6,10 @@ import {
   type Logger,
   type OutboundReply,
   type PlatformAdapter,
+  type QueuedEvent,
   type RateLimiter,
   type SentReply,
+  type ThreadMessage,
   type Workspace,
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
@@ -19,6 +21,7 @@ import { normalizeDelivery } from "./normalize.ts";
 import { findPostedReply, postReply } from "./send.ts";
 import { isSslCheck } from "./ssl-check.ts";
 import { SlackStreams } from "./stream.ts";
+import { distributedAppLimits, readThread, type ThreadReadLimits } from "./thread.ts";
 import { verifyDelivery } from "./verify.ts";
 
 export interface SlackAdapterOptions {
@@ -28,8 +31,10 @@ export interface SlackAdapterOptions {
   timeoutMs?: number;
   /** Receives app_rate_limited notices and the Web API client's warnings. */
   logger?: Logger;
-  /** Cluster-wide windows for the streamed writes' rate limits. */
+  /** Cluster-wide windows for the streamed writes' and the thread reads' rate limits; without one, threads are not read. */
   limiter?: RateLimiter;
+  /** Slack's limits for apps distributed outside the Marketplace by default. */
+  threadReads?: ThreadReadLimits;
 }
 
 /** Slack through the Events API (HTTP) and the Web API. See README.md for what it answers and why. */
@@ -66,6 +71,15 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
 
   findReply(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
     return findPostedReply(this.clients.for(workspace.credentials.botToken), reply);
+  }
+
+  threadMessages(event: QueuedEvent, workspace: Workspace<SlackCredentials>, limit: number): Promise<ThreadMessage[]> {
+    const { limiter, threadReads = distributedAppLimits } = this.options;
+    const { id, threadId } = event.conversation;
+    if (!limiter || !threadId) return Promise.resolve([]);
+    const client = this.clients.for(workspace.credentials.botToken);
+    const scope = workspace.identity.teamId ?? workspace.id;
+    return readThread(client, limiter, threadReads, scope, id, threadId, limit);
   }
 
   /** auth.test: the bot user, bot and team behind the token. The app itself is each event's api_app_id. */

@@ -1,6 +1,7 @@
+// Core keeps it beside the other in-memory ports its unit tests use; the store serves it as before.
+export { MemoryRateLimiter } from "@resident/core";
 export { FailoverRateLimiter } from "./failover-rate-limiter.ts";
 export { MemoryChangeFeed } from "./memory/change-feed.ts";
-export { MemoryRateLimiter } from "./memory/rate-limiter.ts";
 export { MemoryStatsStore } from "./memory/stats-store.ts";
 export { PgClaimStore, type PgClaimStoreOptions } from "./postgres/claim-store.ts";
 export { PgQueue, type PgQueueOptions } from "./postgres/job-queue.ts";
@@ -14,6 +15,8 @@ export { BullQueue, type BullQueueOptions } from "./redis/job-queue.ts";
 export { RedisRateLimiter, type RedisRateLimiterOptions } from "./redis/rate-limiter.ts";
 export { RedisHealth, type RedisHealthOptions } from "./redis/redis-health.ts";
 export { parseRedisUrl, type RedisTarget } from "./redis/redis-url.ts";
+export { RedisCache } from "./redis/shared-cache.ts";
 export { RedisStatsStore, type RedisStatsStoreOptions } from "./redis/stats-store.ts";
 export type { RedisStoreOptions } from "./redis/store-call.ts";
+export { RedisUsageMeter } from "./redis/usage-meter.ts";
 export * from "./stats-series.ts";

@@ -1,7 +1,7 @@
+import { MemoryRateLimiter } from "@resident/core";
 import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FailoverRateLimiter } from "../src/failover-rate-limiter.ts";
-import { MemoryRateLimiter } from "../src/memory/rate-limiter.ts";
 import { connectRedis, type RedisClient } from "../src/redis/connection.ts";
 import { RedisRateLimiter } from "../src/redis/rate-limiter.ts";
 

@@ -1,4 +1,4 @@
-import { MemoryClaimStore, MemoryConversationMemory } from "@resident/core";
+import { MemoryCache, MemoryClaimStore, MemoryConversationMemory, MemoryUsageMeter } from "@resident/core";
 import { MemoryChangeFeed, MemoryRateLimiter, MemoryStatsStore } from "../src/index.ts";
 import { storeContract } from "./support/store-contract.ts";
 
@@ -9,6 +9,8 @@ storeContract("memory", async () => {
     memory: new MemoryConversationMemory(),
     stats: new MemoryStatsStore(),
     limiter: new MemoryRateLimiter(),
+    usage: new MemoryUsageMeter(),
+    cache: new MemoryCache(),
     feeds: [feed, feed],
     close: async () => {},
   };

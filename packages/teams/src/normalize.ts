@@ -4,6 +4,7 @@ import type { TeamsCredentials } from "./credentials.ts";
 import { botMentions, withoutMentions } from "./mentions.ts";
 import { fingerprintWindowMs, teamsEventId, teamsMessageKey } from "./message-key.ts";
 import type { InboundActivity } from "./payload.ts";
+import { quotedMessages } from "./thread.ts";
 
 const ignore = (reason: string): Inbound => ({ kind: "ignore", reason });
 
@@ -65,6 +66,7 @@ function normalizeMessage(
   };
   if (aadTenantId) address.tenantId = aadTenantId;
   if (activity.recipient.name) address.botName = activity.recipient.name;
+  const context = quotedMessages(activity);
 
   return {
     kind: "message",
@@ -78,6 +80,7 @@ function normalizeMessage(
       conversation: { id: conversation.id, threadId: threadRootId, replyToId: activity.id, address },
       author,
       text,
+      ...(context.length > 0 ? { context } : {}),
       receivedAt,
       raw: activity,
     },

@@ -20,6 +20,7 @@ const activitySchema = z.looseObject({
   }),
   text: z.string().optional(),
   entities: z.array(z.looseObject({ type: z.string() })).optional(),
+  attachments: z.array(z.looseObject({ contentType: z.string().optional() })).optional(),
   channelData: z.looseObject({ tenant: z.looseObject({ id: z.string() }).optional() }).optional(),
 });
 

@@ -186,3 +186,49 @@ describe("Teams normalize: event and message keys", () => {
     expect(b.messageKey).not.toBe(a.messageKey);
   });
 });
+
+describe("Teams normalize: what the activity carries of its thread", () => {
+  it("the message a reply quotes, from Teams' text/html blockquote, as plain text under its sender", () => {
+    const activity = {
+      ...message("does this still hold?"),
+      attachments: [
+        {
+          contentType: "text/html",
+          content:
+            '<blockquote itemscope="" itemtype="http://schema.skype.com/Reply" itemid="1700000000001">' +
+            '<strong itemprop="mri" itemid="8:orgid:alice">Alice Tanaka</strong><span itemprop="time" itemid="1700000000001"></span>' +
+            '<p itemprop="preview">The deploy freeze starts &amp; ends <b>Friday</b></p></blockquote>' +
+            "<p>does this still hold?</p>",
+        },
+      ],
+    };
+    expect(eventOf(normalize(activity)).context).toEqual([
+      { id: "1700000000001", author: "Alice Tanaka", isBot: false, text: "The deploy freeze starts & ends Friday" },
+    ]);
+  });
+
+  it("the message a reply quotes, from a quotedReply entity", () => {
+    const base = message("and after that?");
+    const activity = {
+      ...base,
+      entities: [
+        ...(base.entities ?? []),
+        {
+          type: "quotedReply",
+          quotedReply: { messageId: "1700000000002", senderName: "Bob", preview: "Office closed Monday" },
+        },
+      ],
+    };
+    expect(eventOf(normalize(activity)).context).toEqual([
+      { id: "1700000000002", author: "Bob", isBot: false, text: "Office closed Monday" },
+    ]);
+  });
+
+  it("nothing for a message that quotes nothing (Teams mirrors its text as text/html too)", () => {
+    const activity = {
+      ...message("plain question"),
+      attachments: [{ contentType: "text/html", content: "<p>plain question</p>" }],
+    };
+    expect(eventOf(normalize(activity)).context).toBeUndefined();
+  });
+});

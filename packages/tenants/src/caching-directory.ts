@@ -1,4 +1,5 @@
 import {
+  type Budget,
   type ChangeFeed,
   DatabaseUnavailableError,
   type FailMode,
@@ -76,8 +77,9 @@ export class CachingDirectory implements TenantDirectory {
   }
 
   private async load(id: string): Promise<Workspace | undefined> {
-    const [row] = await this.options.sql.query<WorkspaceRow>(
-      `select ${workspaceColumns} from workspaces where id = $1`,
+    const [row] = await this.options.sql.query<WorkspaceRow & { budget: Budget; tenant_budget: Budget }>(
+      `select ${workspaceColumns}, budget, (select t.budget from tenants t where t.id = workspaces.tenant_id) as tenant_budget
+       from workspaces where id = $1`,
       [id],
     );
     if (!row) return undefined;
@@ -90,6 +92,7 @@ export class CachingDirectory implements TenantDirectory {
       settings: resolveSettings(row.settings, this.options.defaultFailModes?.[row.platform] ?? "closed"),
       identity: row.identity,
       toolServers: await loadToolServers(this.options.sql, this.options.cipher, row.id),
+      budgets: { tenant: row.tenant_budget, workspace: row.budget },
     };
   }
 }

@@ -1,5 +1,6 @@
 export { AdminTokens, type IssuedToken, type TokenInput, type TokenRecord } from "./admin-tokens.ts";
 export type { AuditDetail, AuditEntry } from "./audit-log.ts";
+export { BudgetRegistry, type TenantBudgets } from "./budget-registry.ts";
 export { CachingDirectory, type CachingDirectoryOptions } from "./caching-directory.ts";
 export { CredentialCipher } from "./credential-cipher.ts";
 export {

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ChangeFeed, FailMode, Logger, Platform } from "@resident/core";
 import { AdminTokens } from "./admin-tokens.ts";
 import { AuditLog } from "./audit-log.ts";
+import { BudgetRegistry } from "./budget-registry.ts";
 import { CachingDirectory } from "./caching-directory.ts";
 import { CredentialCipher } from "./credential-cipher.ts";
 import { migrate } from "./migrate.ts";
@@ -34,6 +35,8 @@ export interface TenantsOptions {
 
 export interface Tenants {
   registry: TenantRegistry;
+  /** Tenants' and workspaces' budgets. */
+  budgets: BudgetRegistry;
   tokens: AdminTokens;
   /** The MCP servers attached to workspaces. */
   toolServers: ToolServerRegistry;
@@ -96,6 +99,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
 
   return {
     registry: new TenantRegistry({ sql, cipher, audit, onWorkspaceChange, platforms: options.platforms }),
+    budgets: new BudgetRegistry({ sql, audit, onWorkspaceChange }),
     tokens: new AdminTokens(sql, audit),
     toolServers: new ToolServerRegistry({ sql, cipher, audit, onWorkspaceChange }),
     directory,

@@ -102,9 +102,21 @@ describe.each(backends)("$name: the caching directory", (backend) => {
       },
       identity: { botUserId: "U0BOT" },
       toolServers: [],
+      budgets: { tenant: {}, workspace: {} },
     });
     const closed = await newWorkspace({ failMode: "closed" });
     expect((await tenants.directory.workspace(closed.id))?.settings.failMode).toBe("closed");
+  });
+
+  it("gives each workspace its tenant's budget and its own, and a budget change reaches it at once", async () => {
+    const { id } = await newWorkspace();
+    expect((await tenants.directory.workspace(id))?.budgets).toEqual({ tenant: {}, workspace: {} });
+    await tenants.budgets.setTenantBudget(operator, tenantId, { tokensPerDay: 1_000, answersPerMinute: null });
+    await tenants.budgets.setWorkspaceBudget(operator, tenantId, id, { answersPerMinute: 5 });
+    expect((await tenants.directory.workspace(id))?.budgets).toEqual({
+      tenant: { tokensPerDay: 1_000 },
+      workspace: { answersPerMinute: 5 },
+    });
   });
 
   it("answers a cache hit without the database, until a change notice arrives", async () => {

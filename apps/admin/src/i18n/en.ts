@@ -16,6 +16,7 @@ export const en = {
     workspaces: "Workspaces",
     tokens: "Tokens",
     auditLog: "Audit log",
+    budget: "Budget",
     operator: "Operator",
     adminOf: (tenant: string) => `Admin of ${tenant}`,
     signOut: "Sign out",
@@ -74,6 +75,7 @@ export const en = {
   workspaces: {
     title: "Workspaces",
     auditLink: "Audit log of this tenant",
+    budgetLink: "Budget and token use of this tenant",
     none: "No workspace is connected yet.",
     caption: "Workspaces, live",
     columns: {
@@ -114,6 +116,7 @@ export const en = {
     failures: "Failures",
     llmTokens: "LLM tokens",
     toolCalls: "Tool calls",
+    overBudget: "Over-budget replies",
   },
   chart: {
     received: "Messages received",
@@ -260,6 +263,27 @@ export const en = {
     askOperator: "Ask the operator for another token: only the operator issues them for this tenant.",
     adminsMayIssue: "This tenant's admins may issue tokens",
   },
+  budget: {
+    title: (tenant: string) => `Budget of ${tenant}`,
+    intro:
+      "What the tenant's answers may spend. Both the tenant's budget and each workspace's apply; past either, a message " +
+      "gets one short reply saying so, and the LLM is not asked. Days are UTC days.",
+    tenantTitle: "The whole tenant",
+    tokensPerDay: "LLM tokens per day",
+    answersPerMinute: "Answers per minute",
+    noLimit: "no limit",
+    today: "Today",
+    usedOf: (used: string, limit: string) => `${used} of ${limit} tokens`,
+    used: (used: string) => `${used} tokens`,
+    overBudget: "Over-budget replies",
+    usageCaption: (scope: string) => `Token use per day: ${scope}`,
+    columns: { day: "Day", tokens: "Tokens", share: "Share of the budget" },
+    limitHelp: "Empty: no limit.",
+    operatorOnly: "Only the operator sets the tenant's budget.",
+    save: "Save budget",
+    saveFor: (scope: string) => `Save budget of ${scope}`,
+    saved: "Saved.",
+  },
   audit: {
     title: (tenant: string) => `Audit log of ${tenant}`,
     intro: "Every change made through the admin API, newest first. Values are never recorded: only which fields.",
@@ -277,6 +301,8 @@ export const en = {
       "workspace.create": "connected a workspace",
       "workspace.update": "changed a workspace",
       "workspace.delete": "deleted a workspace",
+      "tenant.budget": "changed the tenant's budget",
+      "workspace.budget": "changed a workspace's budget",
     },
   },
 };

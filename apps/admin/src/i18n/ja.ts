@@ -12,6 +12,7 @@ export const ja: Catalogue = {
     workspaces: "ワークスペース",
     tokens: "トークン",
     auditLog: "監査ログ",
+    budget: "予算",
     operator: "運用管理者",
     adminOf: (tenant: string) => `${tenant} の管理者`,
     signOut: "サインアウト",
@@ -71,6 +72,7 @@ export const ja: Catalogue = {
   workspaces: {
     title: "ワークスペース",
     auditLink: "このテナントの監査ログ",
+    budgetLink: "このテナントの予算とトークン使用量",
     none: "接続済みのワークスペースはまだありません。",
     caption: "ワークスペース（自動更新）",
     columns: {
@@ -104,6 +106,7 @@ export const ja: Catalogue = {
     failures: "失敗",
     llmTokens: "LLM トークン",
     toolCalls: "ツール呼び出し",
+    overBudget: "予算超過の返信",
   },
   chart: {
     received: "受信したメッセージ",
@@ -253,6 +256,27 @@ export const ja: Catalogue = {
       "トークンが追加で必要な場合は運用管理者に依頼してください。このテナントのトークンは運用管理者だけが発行できます。",
     adminsMayIssue: "このテナントの管理者によるトークンの発行を許可する",
   },
+  budget: {
+    title: (tenant: string) => `${tenant} の予算`,
+    intro:
+      "このテナントの回答に使える量です。テナントの予算と各ワークスペースの予算の両方が適用されます。" +
+      "どちらかを超えると、メッセージにはその旨の短い返信だけを送り、LLM は呼び出しません。日付は UTC で区切ります。",
+    tenantTitle: "テナント全体",
+    tokensPerDay: "1 日あたりの LLM トークン",
+    answersPerMinute: "1 分あたりの回答数",
+    noLimit: "上限なし",
+    today: "今日",
+    usedOf: (used: string, limit: string) => `${limit} トークン中 ${used} トークン`,
+    used: (used: string) => `${used} トークン`,
+    overBudget: "予算超過の返信",
+    usageCaption: (scope: string) => `1 日ごとのトークン使用量：${scope}`,
+    columns: { day: "日付", tokens: "トークン", share: "予算に対する割合" },
+    limitHelp: "空欄にすると上限なしになります。",
+    operatorOnly: "テナントの予算は運用管理者だけが設定できます。",
+    save: "予算を保存",
+    saveFor: (scope: string) => `${scope} の予算を保存`,
+    saved: "保存しました。",
+  },
   audit: {
     title: (tenant: string) => `${tenant} の監査ログ`,
     intro: "管理 API で行われたすべての変更を、新しい順に表示します。値は記録せず、変更された項目名だけを記録します。",
@@ -270,6 +294,8 @@ export const ja: Catalogue = {
       "workspace.create": "ワークスペースを接続しました",
       "workspace.update": "ワークスペースを変更しました",
       "workspace.delete": "ワークスペースを削除しました",
+      "tenant.budget": "テナントの予算を変更しました",
+      "workspace.budget": "ワークスペースの予算を変更しました",
     },
   },
 };

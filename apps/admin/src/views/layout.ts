@@ -42,6 +42,7 @@ function navigation({ me }: Context): HTMLElement {
       : [
           link(paths.tenant(me.tenantId), t.workspaces),
           link(paths.tokens(me.tenantId), t.tokens),
+          link(paths.budget(me.tenantId), t.budget),
           link(paths.audit(me.tenantId), t.auditLog),
         ];
   return h("nav", { "aria-label": t.mainNavigation }, h("ul", {}, ...links.map((item) => h("li", {}, item))));

@@ -20,6 +20,7 @@ const noCounts = {
   failures: 0,
   llmTokens: 0,
   toolCalls: 0,
+  overBudget: 0,
 };
 const defaultTtlSeconds = 86_400;
 

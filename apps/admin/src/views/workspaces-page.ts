@@ -43,7 +43,13 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
       {},
       h("h1", { tabindex: -1 }, name),
       context.me.role === "operator" &&
-        h("p", {}, h("a", { href: paths.audit(tenantId), "data-link": true }, t.auditLink)),
+        h(
+          "p",
+          {},
+          h("a", { href: paths.audit(tenantId), "data-link": true }, t.auditLink),
+          " · ",
+          h("a", { href: paths.budget(tenantId), "data-link": true }, t.budgetLink),
+        ),
       h("h2", {}, t.title),
       table.element,
       connect,

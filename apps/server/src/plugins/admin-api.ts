@@ -1,7 +1,8 @@
-import type { StatsStore, TenantDirectory } from "@resident/core";
+import type { BudgetGuard, StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import {
   type AdminTokens,
+  type BudgetRegistry,
   type TenantRegistry,
   type ToolServerRegistry,
   tenantInputSchema,
@@ -10,6 +11,7 @@ import {
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { PlatformSet } from "../platform-set.ts";
+import { budgetRoutes } from "./admin/budget-routes.ts";
 import { answerAdminError } from "./admin/errors.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
@@ -28,6 +30,9 @@ export interface AdminApiOptions {
   /** Opens a workspace's stored credentials, for testing the connection. */
   directory: TenantDirectory;
   stats: StatsStore;
+  budgets: BudgetRegistry;
+  /** Reads token use per day against the budgets. */
+  budgetGuard: BudgetGuard;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
@@ -115,6 +120,7 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
         toolServers: options.toolServers,
         directory,
       });
+      await tenant.register(budgetRoutes, { budgets: options.budgets, guard: options.budgetGuard });
     },
     { prefix: "/tenants/:tenantId" },
   );

@@ -1,5 +1,6 @@
 import type { QueuedEvent } from "../chat-event.ts";
 import type { WorkspaceSettings } from "../settings.ts";
+import type { ThreadContext } from "../thread-context.ts";
 import type { Turn } from "./conversation-memory.ts";
 import type { ToolServer } from "./tenant-directory.ts";
 
@@ -7,6 +8,8 @@ export interface AgentRequest {
   event: QueuedEvent;
   settings: WorkspaceSettings;
   history: Turn[];
+  /** The thread the agent was called into, read from the platform, when it has not been part of it. */
+  thread?: ThreadContext;
   signal: AbortSignal;
   /** The workspace's MCP servers, whose tools the agent may call. */
   toolServers?: readonly ToolServer[];

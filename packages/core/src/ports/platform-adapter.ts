@@ -1,4 +1,5 @@
 import type { ChatEvent, Platform, QueuedEvent } from "../chat-event.ts";
+import type { ThreadMessage } from "../thread-context.ts";
 import type { OutboundStreams } from "./outbound-stream.ts";
 import type { BotIdentity, Workspace } from "./tenant-directory.ts";
 import type { WorkingIndicator } from "./working-indicator.ts";
@@ -58,6 +59,12 @@ export interface PlatformAdapter<C = unknown> {
   readonly streams?: OutboundStreams<C>;
   /** Shows that the answer is being written, where the platform can. */
   readonly working?: WorkingIndicator<C>;
+  /**
+   * The latest messages of the event's thread or room, oldest first, at most `limit` (the event's own among them or
+   * not), within the platform's rate limits across the cluster. Throws RateLimitedError when the platform (or the
+   * shared window) says to wait. Adapters whose platform cannot be read leave this out.
+   */
+  threadMessages?(event: QueuedEvent, workspace: Workspace<C>, limit: number): Promise<ThreadMessage[]>;
   /** Checks credentials with the platform and learns the bot's identity. Throws InvalidCredentialsError. */
   connect(credentials: C): Promise<BotIdentity>;
 }

@@ -8,6 +8,8 @@ export const statCounters = [
   "failures",
   "llmTokens",
   "toolCalls",
+  /** Messages answered with the over-budget reply. */
+  "overBudget",
 ] as const;
 export type StatCounter = (typeof statCounters)[number];
 export type StatCounts = Record<StatCounter, number>;

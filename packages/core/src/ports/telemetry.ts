@@ -1,3 +1,4 @@
+import type { BudgetLimit } from "../budget.ts";
 import type { Platform } from "../chat-event.ts";
 import type { ToolCallReport } from "./agent.ts";
 
@@ -29,6 +30,8 @@ export interface Telemetry {
   llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void;
   /** One tool call of the agent, replayed from the journal or made. */
   toolCalled(ws: WorkspaceRef, report: ToolCallReport): void;
+  /** A message got the over-budget reply instead of an answer; no LLM was called. */
+  budgetExceeded(ws: WorkspaceRef, limit: BudgetLimit): void;
 }
 
 /** The subset of pino the core writes to. */

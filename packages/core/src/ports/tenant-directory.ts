@@ -1,3 +1,4 @@
+import type { Budgets } from "../budget.ts";
 import type { Platform } from "../chat-event.ts";
 import type { WorkspaceSettings } from "../settings.ts";
 
@@ -13,6 +14,8 @@ export interface Workspace<C = unknown> {
   credentials: C;
   settings: WorkspaceSettings;
   identity: BotIdentity;
+  /** Its tenant's budget and its own; absent: no limit. */
+  budgets?: Budgets;
   /** The MCP servers attached to the workspace, their auth header decrypted (never logged, never returned). */
   toolServers?: readonly ToolServer[];
 }

@@ -1,12 +1,14 @@
 import { vi } from "vitest";
 import {
   connectRedis,
+  RedisCache,
   RedisChangeFeed,
   RedisClaimStore,
   type RedisClient,
   RedisConversationMemory,
   RedisRateLimiter,
   RedisStatsStore,
+  RedisUsageMeter,
 } from "../../src/index.ts";
 import type { StoreBackend } from "./store-contract.ts";
 
@@ -31,6 +33,8 @@ export async function redisBackend(url: string): Promise<StoreBackend> {
     memory: new RedisConversationMemory(command),
     stats: new RedisStatsStore(command),
     limiter: new RedisRateLimiter(command),
+    usage: new RedisUsageMeter(command),
+    cache: new RedisCache(command),
     feeds,
     close: async () => {
       await Promise.all(clients.map((client) => client.quit()));

@@ -5,12 +5,14 @@ import type {
   ClaimStore,
   ConversationMemory,
   RateLimiter,
+  SharedCache,
   StatCounter,
   StatPoint,
   StatRange,
   StatsStore,
+  UsageMeter,
 } from "@resident/core";
-import { emptyCounts } from "@resident/core";
+import { emptyCounts, tokenUsageKey } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bucketStart } from "../../src/stats-series.ts";
 import { claimCases, fresh } from "./claim-contract.ts";
@@ -20,6 +22,8 @@ export interface StoreBackend {
   memory: ConversationMemory;
   stats: StatsStore;
   limiter: RateLimiter;
+  usage: UsageMeter;
+  cache: SharedCache;
   /** Two instances' views of one feed: what one publishes, the other hears. */
   feeds: [ChangeFeed, ChangeFeed];
   close(): Promise<void>;
@@ -192,6 +196,44 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
         const window = { key: fresh("rate"), limit: 5, windowMs: 10_000 };
         const waits = await Promise.all(Array.from({ length: 20 }, () => backend.limiter.take([window])));
         expect(waits.filter((wait) => wait === 0)).toHaveLength(5);
+      });
+    });
+
+    describe("usage meter", () => {
+      it("adds every instance's counts to one total per key, in one call for a tenant's keys", async () => {
+        const tenant = fresh("tn");
+        const [day, workspace] = [tokenUsageKey("2026-12-01", tenant), tokenUsageKey("2026-12-01", tenant, "ws_1")];
+        await Promise.all(
+          Array.from({ length: 10 }, () =>
+            backend.usage.add(
+              [
+                { key: day, by: 7 },
+                { key: workspace, by: 3 },
+              ],
+              10_000,
+            ),
+          ),
+        );
+        expect(await backend.usage.read([day, workspace, tokenUsageKey("2026-12-02", tenant)])).toEqual([70, 30, 0]);
+      });
+
+      it("forgets a count after its TTL", async () => {
+        const key = tokenUsageKey("2026-12-01", fresh("tn"));
+        await backend.usage.add([{ key, by: 5 }], 200);
+        await sleep(400);
+        expect(await backend.usage.read([key])).toEqual([0]);
+      });
+    });
+
+    describe("shared cache", () => {
+      it("keeps a value verbatim until its TTL lapses", async () => {
+        const key = fresh("thread");
+        const value = JSON.stringify([{ id: "1.0", text: 'line\n"quoted" ✓' }]);
+        expect(await backend.cache.get(key)).toBeUndefined();
+        await backend.cache.set(key, value, 300);
+        expect(await backend.cache.get(key)).toBe(value);
+        await sleep(500);
+        expect(await backend.cache.get(key)).toBeUndefined();
       });
     });
 

@@ -127,9 +127,24 @@ export class FakeChatwork {
     return this;
   }
 
+  /** The room's next `times` listings answer 429 (Chatwork's rate limit) without listing. */
+  rateLimitListings(roomId: number, times = 1): this {
+    this.server.fault(this.listRoute(roomId), { respond: errors(429, "Rate limit exceeded") }, times);
+    return this;
+  }
+
+  /** How often the room's messages were listed, answered or not. */
+  listings(roomId: number): number {
+    return this.server.callsTo(this.listRoute(roomId)).length;
+  }
+
   clearFaults(): this {
     this.server.clearFaults();
     return this;
+  }
+
+  private listRoute(roomId: number): string {
+    return `GET ${this.basePath}/rooms/${roomId}/messages`;
   }
 
   postRoute(roomId: number): string {

@@ -10,6 +10,16 @@ export interface FakeSlackBot extends SlackBotIds {
   userName: string;
 }
 
+/** A message a person wrote, which conversations.replies lists beside the bot's posts. */
+export interface FakeSlackHumanMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  user: string;
+  team: string;
+}
+
 /** A message our bot posted, as the fake stored it (Slack's message fields plus the channel). */
 export interface FakeSlackPost {
   channel: string;
@@ -70,6 +80,7 @@ export class FakeSlack {
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
   private readonly threads = new Map<string, FakeAssistantThread>();
+  private readonly written: FakeSlackHumanMessage[] = [];
 
   constructor() {
     this.server = new FakeServer({
@@ -121,6 +132,20 @@ export class FakeSlack {
     };
     this.bots.set(bot.token, bot);
     return bot;
+  }
+
+  /** A message a person wrote in the bot's team (not through the API): threads list it. Returns its ts. */
+  addMessage(bot: FakeSlackBot, message: { channel: string; text: string; user?: string; threadTs?: string }): string {
+    const ts = nextTs();
+    this.written.push({
+      channel: message.channel,
+      ts,
+      ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+      text: message.text,
+      user: message.user ?? slackId("U"),
+      team: bot.teamId,
+    });
+    return ts;
   }
 
   /** Every message posted successfully, in order. */
@@ -407,14 +432,14 @@ export class FakeSlack {
     if (!channel) return slackError("channel_not_found");
     if (!root) return slackError("invalid_arguments");
     const withMetadata = params.include_all_metadata === true || params.include_all_metadata === "true";
-    const thread = this.stored
+    const thread = [...this.stored, ...this.written]
       .filter((post) => post.team === bot.teamId && post.channel === channel)
       .filter((post) => post.ts === root || post.thread_ts === root)
-      .map(({ channel: _channel, metadata, streaming: _streaming, updates: _updates, ...message }) => ({
-        type: "message",
-        ...message,
-        ...(withMetadata && metadata ? { metadata } : {}),
-      }));
+      .sort((a, b) => Number(a.ts) - Number(b.ts))
+      .map(({ channel: _channel, ...message }) => {
+        const { metadata, streaming: _streaming, updates: _updates, ...fields } = message as FakeSlackPost;
+        return { type: "message", ...fields, ...(withMetadata && metadata ? { metadata } : {}) };
+      });
     const limit = Math.max(1, Math.min(Number(params.limit) || 1000, 1000));
     const offset = Number(stringParam(params.cursor)?.replace(/^offset:/, "") ?? 0) || 0;
     const page = thread.slice(offset, offset + limit);

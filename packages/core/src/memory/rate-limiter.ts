@@ -1,4 +1,4 @@
-import type { RateLimiter, RateWindow } from "@resident/core";
+import type { RateLimiter, RateWindow } from "../ports/rate-limiter.ts";
 
 /** Sliding-window log per key, within one process. */
 export class MemoryRateLimiter implements RateLimiter {
