@@ -6,6 +6,7 @@ import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
 import { threadBlock } from "./thread-prompt.ts";
 import type { BuiltinTool } from "./tools/agent-tool.ts";
 import { currentTime } from "./tools/current-time.ts";
+import { threadMessages } from "./tools/thread-messages.ts";
 import { defaultToolLimits, runToolLoop, type ToolLimits, turnText } from "./tools/tool-loop.ts";
 import { Toolbox } from "./tools/toolbox.ts";
 import { TransientJournal } from "./tools/transient-journal.ts";
@@ -54,7 +55,7 @@ export class AnthropicAgent implements Agent {
     this.failure = { apiKey: options.apiKey, origin: this.endpoint, timeoutMs };
     this.toolLimits = { ...defaultToolLimits, ...options.toolLimits };
     this.toolbox = new Toolbox({
-      builtins: options.builtinTools ?? [currentTime],
+      builtins: options.builtinTools ?? [currentTime, threadMessages],
       listTtlMs: options.toolListTtlMs ?? 300_000,
       listTimeoutMs: this.toolLimits.callTimeoutMs,
       logger: options.logger,

@@ -232,4 +232,30 @@ describe("the tool-use loop", () => {
       "MCP server left out of this answer: its tools could not be listed",
     );
   });
+
+  it("offers the thread's messages as a built-in tool where the thread can be read, and reads it when asked", async () => {
+    fake.answerWith(askThenAnswer("thread_messages"));
+    let reads = 0;
+    const { request, reports } = attempt(sharedStore());
+    const answer = await agent().answer({
+      ...request,
+      readThread: async () => {
+        reads++;
+        return {
+          status: "read",
+          omitted: 0,
+          messages: [{ id: "1", author: "U0ALICE", isBot: false, text: "Lunch on Friday?" }],
+        };
+      },
+    });
+
+    expect(fake.calls()[0]?.tools).toContain("thread_messages");
+    expect(reads).toBe(1);
+    expect(answer.text).toMatch(/^done: .*\[U0ALICE\]\nLunch on Friday\?/s);
+    expect(reports.map((report) => report.tool)).toEqual(["thread_messages"]);
+
+    fake.answerWith(() => "no tools needed");
+    await agent().answer(attempt(sharedStore()).request);
+    expect(fake.calls().at(-1)?.tools).not.toContain("thread_messages");
+  });
 });

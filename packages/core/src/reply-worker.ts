@@ -271,7 +271,8 @@ export class ReplyWorker {
       return [];
     });
     onStart?.(history.length === 0);
-    const thread = history.length === 0 ? await this.deps.threads?.read(event, workspace, adapter) : undefined;
+    const { threads } = this.deps;
+    const thread = history.length === 0 ? await threads?.read(event, workspace, adapter) : undefined;
     const started = performance.now();
     const answer = await inSpan("llm", { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": workspace.settings.model });
@@ -282,6 +283,7 @@ export class ReplyWorker {
         thread,
         signal: lease.signal,
         toolServers: workspace.toolServers,
+        ...(threads && { readThread: () => threads.read(event, workspace, adapter) }),
         journal: this.deps.ledger.toolJournal(event, ttlMs),
         onToolCall: (report) => this.deps.telemetry.toolCalled(ws, report),
         ...(onText ? { onText } : {}),

@@ -15,6 +15,8 @@ export interface AgentRequest {
   toolServers?: readonly ToolServer[];
   /** Where each step of the tool-use loop is kept, so a retry or a takeover replays it (see ToolJournal). */
   journal?: AgentJournal;
+  /** Reads the thread the event belongs to from its platform (cached, within its limits): the built-in tool's source. */
+  readThread?: () => Promise<ThreadContext | undefined>;
   /** Told of every tool call, replayed ones included: metrics and stats count them. */
   onToolCall?: (report: ToolCallReport) => void;
   /**
