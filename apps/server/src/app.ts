@@ -47,6 +47,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           platforms: runtime.platforms,
           directory: runtime.tenants.directory,
           stats: runtime.shared.stats,
+          receiverSlots: runtime.receiverSlots,
           publicUrl: runtime.config.publicUrl,
           redis: runtime.shared.redis,
         });

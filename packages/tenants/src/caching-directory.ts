@@ -3,6 +3,7 @@ import {
   DatabaseUnavailableError,
   type FailMode,
   type Platform,
+  type ReceiverCatalog,
   resolveSettings,
   type TenantDirectory,
   type Workspace,
@@ -30,7 +31,7 @@ export interface CachingDirectoryOptions {
  * notice from any instance drops the entry at once. While the database is away, a workspace seen before is answered
  * from its last reading, however old; one never seen rejects with DatabaseUnavailableError.
  */
-export class CachingDirectory implements TenantDirectory {
+export class CachingDirectory implements TenantDirectory, ReceiverCatalog {
   private readonly cache: LRUCache<string, Workspace>;
   /** Bumped by every invalidation; a read that overlapped one is returned but not cached, as it may predate it. */
   private invalidations = 0;
@@ -64,6 +65,15 @@ export class CachingDirectory implements TenantDirectory {
     return found;
   }
 
+  /** Read from the database every time, uncached: the receivers' view of which workspaces want connections. */
+  async withCredential(platform: string, credentialField: string): Promise<Workspace[]> {
+    const rows = await this.options.sql.query<WorkspaceRow>(
+      `select ${workspaceColumns} from workspaces where platform = $1 and credential_fields ? $2 order by id`,
+      [platform, credentialField],
+    );
+    return rows.map((row) => this.toWorkspace(row));
+  }
+
   forget(workspaceId: string): void {
     this.invalidations++;
     this.cache.delete(workspaceId);
@@ -79,7 +89,10 @@ export class CachingDirectory implements TenantDirectory {
       `select ${workspaceColumns} from workspaces where id = $1`,
       [id],
     );
-    if (!row) return undefined;
+    return row && this.toWorkspace(row);
+  }
+
+  private toWorkspace(row: WorkspaceRow): Workspace {
     return {
       id: row.id,
       tenantId: row.tenant_id,

@@ -1,9 +1,10 @@
-import type { StatsStore, TenantDirectory } from "@resident/core";
+import type { ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import { type AdminTokens, type TenantRegistry, tenantInputSchema, tenantPatchSchema } from "@resident/tenants";
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { PlatformSet } from "../platform-set.ts";
+import { connectionRoutes } from "./admin/connection-routes.ts";
 import { answerAdminError } from "./admin/errors.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
@@ -19,6 +20,8 @@ export interface AdminApiOptions {
   /** Opens a workspace's stored credentials, for testing the connection. */
   directory: TenantDirectory;
   stats: StatsStore;
+  /** Where receiver connections are held (Socket Mode), for the console. */
+  receiverSlots: ReceiverSlots;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
@@ -101,6 +104,12 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
       await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
       await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, platforms, directory, publicUrl });
       await tenant.register(statsRoutes, { registry, stats });
+      await tenant.register(connectionRoutes, {
+        prefix: "/workspaces",
+        registry,
+        platforms,
+        slots: options.receiverSlots,
+      });
     },
     { prefix: "/tenants/:tenantId" },
   );

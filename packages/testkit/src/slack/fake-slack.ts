@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 import type { SlackBotIds } from "./bot.ts";
+import { FakeSocketMode } from "./fake-socket-mode.ts";
 import { nextTs, slackId } from "./ids.ts";
 
 /** A bot installed in a fake Slack team; its token is what a workspace's `botToken` is set to. */
@@ -23,7 +24,7 @@ export interface FakeSlackPost {
   team: string;
 }
 
-export type FakeSlackMethod = "chat.postMessage" | "auth.test" | "conversations.replies";
+export type FakeSlackMethod = "chat.postMessage" | "auth.test" | "conversations.replies" | "apps.connections.open";
 
 export interface FakeSlackFaultOptions {
   /** Default chat.postMessage. */
@@ -42,6 +43,8 @@ type Params = Record<string, unknown>;
  */
 export class FakeSlack {
   readonly server: FakeServer;
+  /** Socket Mode: app-level tokens, the WebSocket connections, the envelopes. */
+  readonly socketMode = new FakeSocketMode();
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
 
@@ -50,16 +53,17 @@ export class FakeSlack {
       "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
       "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
       "POST /api/conversations.replies": (call) => this.authorized(call, (bot, params) => this.replies(bot, params)),
+      "POST /api/apps.connections.open": (call) => this.socketMode.connectionsOpen(call),
     });
   }
 
   async start(port = 0): Promise<this> {
-    await this.server.start(port);
+    await Promise.all([this.server.start(port), this.socketMode.start()]);
     return this;
   }
 
-  close(): Promise<void> {
-    return this.server.close();
+  async close(): Promise<void> {
+    await Promise.all([this.server.close(), this.socketMode.close()]);
   }
 
   /** http://127.0.0.1:<port> */
