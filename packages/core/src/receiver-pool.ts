@@ -71,7 +71,7 @@ export class ReceiverPool {
     this.closed = true;
     clearTimeout(this.timer);
     await this.ticking;
-    await Promise.all([...this.holdings.values()].map((holding) => this.drop(holding, true)));
+    await Promise.all([...this.holdings.values()].map((holding) => this.drop(holding, true, "closing")));
     await this.deps.slots.leave(this.deps.instanceId).catch(() => {});
   }
 
@@ -94,7 +94,10 @@ export class ReceiverPool {
     }
     for (const holding of this.holdings.values()) {
       const w = wanted.get(holding.workspaceId);
-      if (!w || JSON.stringify(w.workspace.credentials) !== holding.credentials) await this.drop(holding, true);
+      if (!w) await this.drop(holding, true, "the workspace no longer takes deliveries over connections");
+      else if (JSON.stringify(w.workspace.credentials) !== holding.credentials) {
+        await this.drop(holding, true, "its credentials changed");
+      }
     }
     for (const { platform, receiver, workspace } of wanted.values()) {
       if (this.closed) return;
@@ -105,13 +108,13 @@ export class ReceiverPool {
       const excess = mine.filter((h) => h.slot >= target);
       const within = mine.filter((h) => h.slot < target);
       excess.push(...within.slice(share));
-      for (const holding of excess) await this.drop(holding, true);
+      for (const holding of excess) await this.drop(holding, true, `above the target ${target} or the share ${share}`);
       let count = Math.min(within.length, share);
       for (let slot = 0; slot < target && count < share && !this.closed; slot++) {
         if (this.holdings.has(key(workspace.id, slot))) continue;
         const token = await slots.take(workspace.id, slot, instanceId, leaseMs);
         if (!token) continue;
-        this.open(platform, receiver, workspace, slot, token);
+        this.open(platform, receiver, workspace, slot, token, target, share);
         count++;
       }
     }
@@ -140,8 +143,8 @@ export class ReceiverPool {
     const { workspaceId, slot, token, state } = holding;
     const held = await this.deps.slots.renew(workspaceId, slot, token, state, this.deps.leaseMs).catch(() => undefined);
     if (held === true) holding.renewedAt = Math.max(holding.renewedAt, sentAt);
-    else if (held === false) await this.drop(holding, false);
-    else if (this.lapsing(holding)) await this.drop(holding, false);
+    else if (held === false) await this.drop(holding, false, "its lease was lost");
+    else if (this.lapsing(holding)) await this.drop(holding, false, "its lease could not be renewed in time");
   }
 
   private lapsing(holding: Holding): boolean {
@@ -150,7 +153,7 @@ export class ReceiverPool {
 
   private async dropLapsing(): Promise<void> {
     for (const holding of [...this.holdings.values()]) {
-      if (this.lapsing(holding)) await this.drop(holding, false);
+      if (this.lapsing(holding)) await this.drop(holding, false, "its lease could not be renewed in time");
     }
   }
 
@@ -160,6 +163,8 @@ export class ReceiverPool {
     workspace: Workspace,
     slot: number,
     token: string,
+    target: number,
+    share: number,
   ): void {
     const holding: Holding = {
       platform,
@@ -181,10 +186,10 @@ export class ReceiverPool {
         if (this.holdings.get(key(workspace.id, slot)) === holding) void this.renew(holding);
       },
     });
-    this.deps.logger.info({ workspaceId: workspace.id, slot }, "receiver connection taken");
+    this.deps.logger.info({ workspaceId: workspace.id, slot, target, share }, "receiver connection taken");
   }
 
-  private async drop(holding: Holding, release: boolean): Promise<void> {
+  private async drop(holding: Holding, release: boolean, why: string): Promise<void> {
     const k = key(holding.workspaceId, holding.slot);
     if (this.holdings.get(k) !== holding) return;
     this.holdings.delete(k);
@@ -192,7 +197,10 @@ export class ReceiverPool {
     if (release) {
       await this.deps.slots.release(holding.workspaceId, holding.slot, holding.token).catch(() => {});
     }
-    this.deps.logger.info({ workspaceId: holding.workspaceId, slot: holding.slot }, "receiver connection given up");
+    this.deps.logger.info(
+      { workspaceId: holding.workspaceId, slot: holding.slot, why },
+      "receiver connection given up",
+    );
   }
 }
 

@@ -82,7 +82,10 @@ class SocketModeConnection implements ReceiverConnection {
       this.failures = 0;
       this.hooks.onState("open");
     });
-    client.on("disconnected", () => this.replace(client));
+    client.on("disconnected", () => {
+      this.options.logger.info({ workspaceId: this.workspace.id }, "Socket Mode connection closed: re-opening");
+      this.replace(client);
+    });
     client.start().catch((err: unknown) => {
       this.options.logger.warn({ workspaceId: this.workspace.id, err }, "Socket Mode connection could not open");
       this.failures++;
