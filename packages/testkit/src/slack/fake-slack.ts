@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 import type { SlackBotIds } from "./bot.ts";
-import { FakeSocketMode } from "./fake-socket-mode.ts";
+import { FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.ts";
 import { nextTs, slackId } from "./ids.ts";
 
 /** A bot installed in a fake Slack team; its token is what a workspace's `botToken` is set to. */
@@ -44,11 +44,12 @@ type Params = Record<string, unknown>;
 export class FakeSlack {
   readonly server: FakeServer;
   /** Socket Mode: app-level tokens, the WebSocket connections, the envelopes. */
-  readonly socketMode = new FakeSocketMode();
+  readonly socketMode: FakeSocketMode;
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
 
-  constructor() {
+  constructor(options: { socketMode?: FakeSocketModeOptions } = {}) {
+    this.socketMode = new FakeSocketMode(options.socketMode);
     this.server = new FakeServer({
       "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
       "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
