@@ -84,3 +84,9 @@ export interface ConnectFailure {
 }
 
 export type ConnectionTest = { ok: true; identity: BotIdentity } | ({ ok: false } & ConnectFailure);
+
+/** `…/workspaces/:id/connections`: the connections the cluster holds open for a workspace (Socket Mode). */
+export interface ReceiverConnections {
+  receiving: boolean;
+  connections: { slot: number; instanceId: string; state: "connecting" | "open"; since: string }[];
+}
