@@ -35,7 +35,7 @@ export interface PlatformDescriptor<C = unknown, Guide extends object = object> 
    */
   guide: Guide;
   createAdapter(context: PlatformContext): PlatformAdapter<C>;
-  /** Present when the platform can also deliver over connections we open (Slack Socket Mode). */
+  /** Present when the platform can also deliver over connections we open (a receiver: a socket the platform pushes deliveries into). */
   createReceiver?(context: PlatformContext): ReceiverDescriptor<C>;
 }
 

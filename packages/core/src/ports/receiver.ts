@@ -20,12 +20,12 @@ export interface ReceiverConnection {
 }
 
 /**
- * A platform that also delivers over connections we open to it (Slack Socket Mode), apart from processing: as in
+ * A platform that also delivers over connections we open to it (a WebSocket the platform pushes into), apart from processing: as in
  * bolt-js, a receiver only brings deliveries in, and they enter the same verify-less gate, ledger and ack rule as
  * a webhook's. A workspace takes deliveries over connections when its credentials carry `credentialField`.
  */
 export interface ReceiverDescriptor<C = unknown> {
-  /** The credential field that turns connections on (Slack's `appToken`). */
+  /** The credential field that turns connections on (an app-level token, say). */
   credentialField: string;
   /** The platform's limit of open connections per workspace's app. */
   maxConnections: number;

@@ -11,8 +11,8 @@ export interface ConnectionRoutesOptions {
 }
 
 /**
- * `…/workspaces/:workspaceId/connections`: whether the workspace takes its events over connections (Slack Socket
- * Mode), and the ones the cluster holds open for it now: slot, instance, state, since when.
+ * `…/workspaces/:workspaceId/connections`: whether the workspace takes its events over connections its platform's
+ * receiver keeps open, and the ones the cluster holds open for it now: slot, instance, state, since when.
  */
 export const connectionRoutes: FastifyPluginAsyncZod<ConnectionRoutesOptions> = async (app, options) => {
   const { registry, platforms, slots } = options;
