@@ -273,8 +273,10 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await expect(secondToken.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
     await snapshot("09-connect-chatwork");
     await page.getByRole("link", { name: t.form.back }).click();
-    await page.getByRole("link", { name: workspaceName }).click();
-    await page.getByRole("heading", { name: workspaceName, level: 1 }).waitFor();
+    // Exact: the tenant's own heading ("Acme Support …") holds the workspace's name too.
+    await page.getByRole("link", { name: workspaceName, exact: true }).click();
+    await page.getByRole("heading", { name: workspaceName, level: 1, exact: true }).waitFor();
+    await page.getByRole("link", { name: t.workspace.edit }).waitFor();
   });
 
   it("shows the webhook URL to paste with a copy button, and the setup steps in this language", async () => {
@@ -333,8 +335,8 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
       credentials: { botToken: socketBot.token, appToken },
     });
     await nav().getByRole("link", { name: t.shell.workspaces }).click();
-    await page.getByRole("link", { name: socketName }).click();
-    await page.getByRole("heading", { name: socketName, level: 1 }).waitFor();
+    await page.getByRole("link", { name: socketName, exact: true }).click();
+    await page.getByRole("heading", { name: socketName, level: 1, exact: true }).waitFor();
     const table = page.getByRole("table", { name: t.connections.caption });
     await eventually(async () => {
       expect(await table.getByRole("row").filter({ hasText: t.connections.open }).count()).toBe(2);
@@ -344,8 +346,10 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await snapshot("13b-socket-mode-connections");
     await s.operator.as(tenantToken).expect(204, "DELETE", `/tenants/${tenantId}/workspaces/${created.id}`);
     await nav().getByRole("link", { name: t.shell.workspaces }).click();
-    await page.getByRole("link", { name: workspaceName }).click();
-    await page.getByRole("heading", { name: workspaceName, level: 1 }).waitFor();
+    // Exact: the tenant's own heading ("Acme Support …") holds the workspace's name too.
+    await page.getByRole("link", { name: workspaceName, exact: true }).click();
+    await page.getByRole("heading", { name: workspaceName, level: 1, exact: true }).waitFor();
+    await page.getByRole("link", { name: t.workspace.edit }).waitFor();
   });
 
   it("edits the workspace without ever showing a stored credential, and audits who changed what", async () => {
