@@ -338,13 +338,14 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await page.getByRole("link", { name: socketName, exact: true }).click();
     await page.getByRole("heading", { name: socketName, level: 1, exact: true }).waitFor();
     const table = page.getByRole("table", { name: t.connections.caption });
-    await eventually(async () => {
-      expect(await table.getByRole("row").filter({ hasText: t.connections.open }).count()).toBe(2);
-    });
+    await vi.waitFor(
+      async () => expect(await table.getByRole("row").filter({ hasText: t.connections.open }).count()).toBe(2),
+      { timeout: 15_000 },
+    );
     await page.getByText(t.connections.summary(2, 1)).waitFor();
     await table.getByText("test-instance").first().waitFor();
     await snapshot("13b-socket-mode-connections");
-    await s.operator.as(tenantToken).expect(204, "DELETE", `/tenants/${tenantId}/workspaces/${created.id}`);
+    await s.operator.as(tenantToken).deleteWorkspace(tenantId, created.id);
     await nav().getByRole("link", { name: t.shell.workspaces }).click();
     // Exact: the tenant's own heading ("Acme Support …") holds the workspace's name too.
     await page.getByRole("link", { name: workspaceName, exact: true }).click();

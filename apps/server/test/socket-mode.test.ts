@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 async function socketWorkspace() {
-  const tenant = await s.operator.createTenant("Socket Mode tenant");
+  const tenant = await s.operator.tenantWithAdmin("Socket Mode tenant");
   const bot = s.slack.addBot();
   const appToken = s.slack.socketMode.addApp(bot.appId);
   const workspace = await tenant.admin.createWorkspace(tenant.tenantId, {
@@ -33,14 +33,9 @@ describe("a Socket Mode workspace on one instance", () => {
   it("keeps two connections open, and the admin API says where", async () => {
     const { tenant, bot, workspaceId } = await socketWorkspace();
     await vi.waitFor(() => expect(openConnections(bot)).toHaveLength(2), { timeout: 10_000 });
-    const path = `/tenants/${tenant.tenantId}/workspaces/${workspaceId}/connections`;
     const shown = await vi.waitFor(
       async () => {
-        const body = await tenant.admin.expect<{ receiving: boolean; connections: { state: string }[] }>(
-          200,
-          "GET",
-          path,
-        );
+        const body = await tenant.admin.connections(tenant.tenantId, workspaceId);
         expect(body.connections.map((c) => c.state)).toEqual(["open", "open"]);
         return body;
       },
@@ -51,9 +46,7 @@ describe("a Socket Mode workspace on one instance", () => {
       { slot: 0, instanceId: "test-instance" },
       { slot: 1, instanceId: "test-instance" },
     ]);
-    expect(
-      JSON.stringify(await tenant.admin.expect(200, "GET", `/tenants/${tenant.tenantId}/workspaces/${workspaceId}`)),
-    ).not.toContain("xapp-");
+    expect(JSON.stringify(await tenant.admin.workspace(tenant.tenantId, workspaceId))).not.toContain("xapp-");
   });
 
   it("answers a message delivered as twins and a duplicate once, acknowledging every envelope", async () => {
@@ -102,7 +95,7 @@ describe("a Socket Mode workspace on one instance", () => {
   });
 
   it("refuses an app-level token Slack does not know, naming the field only", async () => {
-    const tenant = await s.operator.createTenant("Bad token tenant");
+    const tenant = await s.operator.tenantWithAdmin("Bad token tenant");
     const bot = s.slack.addBot();
     const { status, body } = await tenant.admin.request("POST", `/tenants/${tenant.tenantId}/workspaces`, {
       platform: "slack",

@@ -1,4 +1,4 @@
-import type { ReceiverConnections } from "../api-types.ts";
+import type { ReceiverConnections } from "@resident/admin-api";
 import { h } from "../dom.ts";
 import { text } from "../i18n/language.ts";
 import { dataTable } from "./data-table.ts";

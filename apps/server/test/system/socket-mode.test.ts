@@ -38,7 +38,7 @@ interface SocketWorkspace {
 }
 
 async function connectSocketMode(): Promise<SocketWorkspace> {
-  const tenant = await d().operator.createTenant("Socket Mode");
+  const tenant = await d().operator.tenantWithAdmin("Socket Mode");
   const bot = d().slack.addBot();
   const appToken = d().slack.socketMode.addApp(bot.appId);
   const workspace = await tenant.admin.createWorkspace(tenant.tenantId, {
@@ -51,10 +51,7 @@ async function connectSocketMode(): Promise<SocketWorkspace> {
 
 /** The connections as the admin API (the console) shows them: which instance holds each, and its state. */
 async function shown(ws: SocketWorkspace) {
-  const path = `/tenants/${ws.tenantId}/workspaces/${ws.workspaceId}/connections`;
-  return (
-    await ws.admin.expect<{ connections: { slot: number; instanceId: string; state: string }[] }>(200, "GET", path)
-  ).connections;
+  return (await ws.admin.connections(ws.tenantId, ws.workspaceId)).connections;
 }
 
 /** Waits until `count` connections are open at the fake and shown open, on as many instances as `spread`. */
