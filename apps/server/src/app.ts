@@ -50,6 +50,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           stats: runtime.shared.stats,
           budgets: runtime.tenants.budgets,
           budgetGuard: runtime.budgets,
+          receiverSlots: runtime.receiverSlots,
           publicUrl: runtime.config.publicUrl,
           redis: runtime.shared.redis,
         });

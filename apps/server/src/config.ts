@@ -41,6 +41,8 @@ const environment = z.object({
   CLAIM_LEASE_SECONDS: seconds(10),
   JOB_LOCK_SECONDS: seconds(8),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** How long a receiver connection's slot lives without renewal: how soon a dead instance's are taken over. */
+  RECEIVER_LEASE_SECONDS: seconds(12),
 });
 
 /**
@@ -74,6 +76,7 @@ export interface Config {
   claimLeaseMs: number;
   jobLockMs: number;
   workerConcurrency: number;
+  receiverLeaseMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -101,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     claimLeaseMs: e.CLAIM_LEASE_SECONDS * 1000,
     jobLockMs: e.JOB_LOCK_SECONDS * 1000,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    receiverLeaseMs: e.RECEIVER_LEASE_SECONDS * 1000,
   };
 }

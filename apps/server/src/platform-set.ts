@@ -1,9 +1,17 @@
-import type { Platform, PlatformAdapter, PlatformContext, PlatformDescriptor } from "@resident/core";
+import type {
+  Platform,
+  PlatformAdapter,
+  PlatformContext,
+  PlatformDescriptor,
+  ReceiverDescriptor,
+} from "@resident/core";
 
 /** The service's platforms, each with its adapter, looked up by id. */
 export class PlatformSet {
   readonly descriptors: readonly PlatformDescriptor[];
   readonly adapters: ReadonlyMap<Platform, PlatformAdapter>;
+  /** The platforms that can also deliver over connections we open (receivers). */
+  readonly receivers: ReadonlyMap<Platform, ReceiverDescriptor>;
   private readonly byId: ReadonlyMap<Platform, PlatformDescriptor>;
 
   constructor(descriptors: readonly PlatformDescriptor[], context: PlatformContext) {
@@ -15,6 +23,9 @@ export class PlatformSet {
     this.descriptors = descriptors;
     this.byId = new Map(descriptors.map((d) => [d.id, d]));
     this.adapters = new Map(descriptors.map((d) => [d.id, d.createAdapter(context)]));
+    this.receivers = new Map(
+      descriptors.flatMap((d) => (d.createReceiver ? [[d.id, d.createReceiver(context)] as const] : [])),
+    );
   }
 
   get ids(): Platform[] {

@@ -12,11 +12,12 @@ import {
   OutboundSender,
   type PlatformDescriptor,
   type QueuedEvent,
+  ReceiverPool,
   ReplyLedger,
   ReplyWorker,
   ThreadReader,
 } from "@resident/core";
-import { ensureLaneSchema, PgClaimStore, PgQueue } from "@resident/store";
+import { ensureLaneSchema, PgClaimStore, PgQueue, PgReceiverSlots } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -36,6 +37,10 @@ export interface Runtime {
   metrics: Metrics;
   /** Budgets, held before each LLM call and read by the admin API. */
   budgets: BudgetGuard;
+  /** Where the receivers' connections are held, cluster-wide (the console shows them). */
+  receiverSlots: PgReceiverSlots;
+  /** Starts keeping the receivers' connections open (Socket Mode), unless ROLE=worker. */
+  startReceivers(): void;
   /** Starts consuming jobs: the shared queues unless ROLE=web, and always the local fail-open lane. */
   startWorkers(): void;
   /** Stops consuming (waiting for jobs in hand), flushes stats, closes stores. */
@@ -107,6 +112,17 @@ export async function createRuntime(
       threads,
     });
   const consumers: Consumer[] = [];
+  // On the database every instance shares, so the connections stay coordinated while Redis is away.
+  const receiverSlots = new PgReceiverSlots(tenants.sql);
+  const receivers = new ReceiverPool({
+    instanceId: config.instanceId,
+    slots: receiverSlots,
+    catalog: tenants.directory,
+    receivers: platforms.receivers,
+    deliver: (platform, workspaceId, request, via) => ingest.handle(platform, workspaceId, request, via),
+    logger,
+    leaseMs: config.receiverLeaseMs,
+  });
 
   return {
     config,
@@ -116,6 +132,10 @@ export async function createRuntime(
     ingest,
     metrics,
     budgets,
+    receiverSlots,
+    startReceivers() {
+      if (config.role !== "worker") receivers.start();
+    },
     startWorkers() {
       if (config.role !== "web") {
         for (const queue of [shared.queue, standby?.queue]) {
@@ -125,6 +145,8 @@ export async function createRuntime(
       consumers.push(lanes.local.queue.consume(worker(localClaims, localMemory).handle));
     },
     async close() {
+      // First, while the stores are open: their slots go back, and other instances take them over at once.
+      await receivers.close();
       await Promise.all(consumers.map((consumer) => consumer.close()));
       await telemetry.close();
       standby?.claims.close();

@@ -30,6 +30,7 @@ export async function startService(
   const internal = config.metricsPort === undefined ? undefined : buildInternalApp(runtime, logger);
   const metricsUrl = await internal?.listen({ port: config.metricsPort, host: config.host });
   runtime.startWorkers();
+  runtime.startReceivers();
   logger.info({ role: config.role, publicUrl: config.publicUrl }, "resident is up");
   return {
     url,

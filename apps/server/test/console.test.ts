@@ -59,6 +59,8 @@ const platformIdentifiers = [
   "message",
   "auth.test",
   "xoxb-",
+  "xapp-",
+  "connections:write",
   "bots[].botId",
   "personal",
   "groupChat",
@@ -233,7 +235,7 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await snapshot("06-connect-slack");
     for (const [field, value] of [
       [t.form.name, workspaceName],
-      [label(slackPlatform.guide, "signingSecret"), signingSecret],
+      [t.form.optional(label(slackPlatform.guide, "signingSecret")), signingSecret],
       [label(slackPlatform.guide, "botToken"), bot.token],
       [t.form.systemPrompt, prompt],
     ] as const) {
@@ -255,7 +257,9 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await nav().getByRole("link", { name: t.shell.workspaces }).click();
     await page.getByRole("link", { name: t.workspaces.connect("Slack") }).click();
     await page.getByLabel(t.form.name, { exact: true }).fill("refused");
-    await page.getByLabel(label(slackPlatform.guide, "signingSecret"), { exact: true }).fill(signingSecret);
+    await page
+      .getByLabel(t.form.optional(label(slackPlatform.guide, "signingSecret")), { exact: true })
+      .fill(signingSecret);
     await page.getByLabel(label(slackPlatform.guide, "botToken"), { exact: true }).fill("xoxb-not-a-real-token");
     await page.getByRole("button", { name: t.form.connectTitle("Slack") }).click();
     const alert = page.getByRole("alert");
@@ -284,8 +288,10 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await expect(secondToken.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
     await snapshot("09-connect-chatwork");
     await page.getByRole("link", { name: t.form.back }).click();
-    await page.getByRole("link", { name: workspaceName }).click();
-    await page.getByRole("heading", { name: workspaceName, level: 1 }).waitFor();
+    // Exact: the tenant's own heading ("Acme Support …") holds the workspace's name too.
+    await page.getByRole("link", { name: workspaceName, exact: true }).click();
+    await page.getByRole("heading", { name: workspaceName, level: 1, exact: true }).waitFor();
+    await page.getByRole("link", { name: t.workspace.edit }).waitFor();
   });
 
   it("shows the webhook URL to paste with a copy button, and the setup steps in this language", async () => {
@@ -363,6 +369,35 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     await card.getByText(t.tools.none).waitFor();
   });
 
+  it("shows a Socket Mode workspace's open connections and the instance holding each, in this language", async () => {
+    const socketBot = s.slack.addBot();
+    const appToken = s.slack.socketMode.addApp(socketBot.appId);
+    const socketName = `Socket Mode ${code}`;
+    typed.push(socketName, "test-instance");
+    const created = await s.operator.as(tenantToken).createWorkspace(tenantId, {
+      platform: "slack",
+      name: socketName,
+      credentials: { botToken: socketBot.token, appToken },
+    });
+    await nav().getByRole("link", { name: t.shell.workspaces }).click();
+    await page.getByRole("link", { name: socketName, exact: true }).click();
+    await page.getByRole("heading", { name: socketName, level: 1, exact: true }).waitFor();
+    const table = page.getByRole("table", { name: t.connections.caption });
+    await vi.waitFor(
+      async () => expect(await table.getByRole("row").filter({ hasText: t.connections.open }).count()).toBe(2),
+      { timeout: 15_000 },
+    );
+    await page.getByText(t.connections.summary(2, 1)).waitFor();
+    await table.getByText("test-instance").first().waitFor();
+    await snapshot("13c-socket-mode-connections");
+    await s.operator.as(tenantToken).deleteWorkspace(tenantId, created.id);
+    await nav().getByRole("link", { name: t.shell.workspaces }).click();
+    // Exact: the tenant's own heading ("Acme Support …") holds the workspace's name too.
+    await page.getByRole("link", { name: workspaceName, exact: true }).click();
+    await page.getByRole("heading", { name: workspaceName, level: 1, exact: true }).waitFor();
+    await page.getByRole("link", { name: t.workspace.edit }).waitFor();
+  });
+
   it("edits the workspace without ever showing a stored credential, and audits who changed what", async () => {
     await page.getByRole("link", { name: t.workspace.edit }).click();
     await page.getByRole("heading", { name: t.form.editTitle(workspaceName) }).waitFor();
@@ -370,7 +405,9 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
       t.form.listSeparator,
     );
     await page.getByText(t.form.storedCredentials(setList, "Slack")).waitFor();
-    const secretField = page.getByLabel(label(slackPlatform.guide, "signingSecret"), { exact: true });
+    const secretField = page.getByLabel(t.form.optional(label(slackPlatform.guide, "signingSecret")), {
+      exact: true,
+    });
     expect(await secretField.inputValue()).toBe("");
     expect(await secretField.isDisabled()).toBe(true);
     await snapshot("14-edit-workspace");
@@ -384,7 +421,11 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     // Fields by the console's name for them, not the API's path.
     await changed.getByRole("cell", { name: t.workspace.systemPrompt, exact: true }).waitFor();
     const connected = `${t.audit.actions["workspace.create"]}${t.audit.onPlatform("Slack")}`;
-    await page.getByRole("row", { name: new RegExp(connected.replace(/[()]/g, "\\$&")) }).waitFor();
+    // The oldest of them: this workspace's (the Socket Mode one was connected, and deleted, after it).
+    await page
+      .getByRole("row", { name: new RegExp(connected.replace(/[()]/g, "\\$&")) })
+      .last()
+      .waitFor();
     await snapshot("15-audit-log");
 
     await nav().getByRole("link", { name: t.shell.workspaces }).click();

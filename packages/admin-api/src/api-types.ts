@@ -119,3 +119,9 @@ export interface ToolInfo {
 
 /** A server's tools as it lists them now, or why it could not. */
 export type ToolList = { ok: true; tools: ToolInfo[] } | { ok: false; error: string };
+
+/** `…/workspaces/:id/connections`: the connections the cluster holds open for a workspace (Socket Mode). */
+export interface ReceiverConnections {
+  receiving: boolean;
+  connections: { slot: number; instanceId: string; state: "connecting" | "open"; since: string }[];
+}

@@ -7,6 +7,7 @@ import type {
   IssuedToken,
   Me,
   PlatformView,
+  ReceiverConnections,
   Series,
   StatRange,
   Tenant,
@@ -81,6 +82,8 @@ export class AdminApi {
     this.call<void>("DELETE", `/tenants/${tenantId}/workspaces/${id}`);
   testConnection = (tenantId: string, id: string) =>
     this.call<ConnectionTest>("POST", `/tenants/${tenantId}/workspaces/${id}/test-connection`);
+  connections = (tenantId: string, id: string) =>
+    this.call<ReceiverConnections>("GET", `/tenants/${tenantId}/workspaces/${id}/connections`);
   stats = (tenantId: string) => this.call<TenantStats>("GET", `/tenants/${tenantId}/stats`);
   series = (tenantId: string, id: string, range: StatRange) =>
     this.call<Series>("GET", `/tenants/${tenantId}/workspaces/${id}/series?range=${range}`);

@@ -38,6 +38,9 @@ export interface IngestDeps {
   now?: () => number;
 }
 
+/** How a delivery reached us: a webhook, or a connection a receiver holds open to the platform. */
+export type Ingress = "webhook" | "connection";
+
 const ok = (body: unknown = { ok: true }): IngestResponse => ({ status: 200, body });
 const refuse = (status: number, error: string): IngestResponse => ({ status, body: { error } });
 const retryLater = (error: string): IngestResponse => ({ ...refuse(503, error), headers: { "retry-after": "5" } });
@@ -53,14 +56,28 @@ export class Ingest {
     this.now = deps.now ?? Date.now;
   }
 
-  async handle(platform: Platform, workspaceId: string, request: InboundRequest): Promise<IngestResponse> {
+  /**
+   * `via` says how the delivery came: a webhook is verified (its signature, its token); one that came over a
+   * connection we opened with the workspace's credentials (a receiver) was authenticated by opening it.
+   */
+  async handle(
+    platform: Platform,
+    workspaceId: string,
+    request: InboundRequest,
+    via: Ingress = "webhook",
+  ): Promise<IngestResponse> {
     const started = performance.now();
-    const response = await this.receive(platform, workspaceId, request);
+    const response = await this.receive(platform, workspaceId, request, via);
     this.deps.telemetry.acked(platform, response.status, performance.now() - started);
     return response;
   }
 
-  private async receive(platform: Platform, workspaceId: string, request: InboundRequest): Promise<IngestResponse> {
+  private async receive(
+    platform: Platform,
+    workspaceId: string,
+    request: InboundRequest,
+    via: Ingress,
+  ): Promise<IngestResponse> {
     const arrivedAt = Date.now();
     const adapter = this.deps.adapters.get(platform);
     let workspace: Workspace | undefined;
@@ -78,7 +95,7 @@ export class Ingest {
     let inbound: Inbound;
     let verifiedAt: number;
     try {
-      await adapter.verify(request, workspace, receivedAt);
+      if (via === "webhook") await adapter.verify(request, workspace, receivedAt);
       verifiedAt = Date.now();
       inbound = adapter.normalize(request, workspace, receivedAt);
     } catch (error) {

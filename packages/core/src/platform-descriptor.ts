@@ -1,6 +1,7 @@
 import type { ZodType } from "zod";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { RateLimiter } from "./ports/rate-limiter.ts";
+import type { ReceiverDescriptor } from "./ports/receiver.ts";
 import type { Logger } from "./ports/telemetry.ts";
 import type { FailMode } from "./settings.ts";
 
@@ -34,6 +35,8 @@ export interface PlatformDescriptor<C = unknown, Guide extends object = object> 
    */
   guide: Guide;
   createAdapter(context: PlatformContext): PlatformAdapter<C>;
+  /** Present when the platform can also deliver over connections we open (a receiver: a socket the platform pushes deliveries into). */
+  createReceiver?(context: PlatformContext): ReceiverDescriptor<C>;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type RateLimiter,
   type SentReply,
   type ThreadMessage,
+  VerificationError,
   type Workspace,
 } from "@resident/core";
 import type { AuthTestResponse } from "@slack/web-api";
@@ -56,7 +57,9 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
 
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
     if (isSslCheck(request)) return;
-    verifyDelivery(request, workspace.credentials.signingSecret, now);
+    const { signingSecret } = workspace.credentials;
+    if (!signingSecret) throw new VerificationError("this workspace takes its events over Socket Mode, not HTTP");
+    verifyDelivery(request, signingSecret, now);
   }
 
   normalize(request: InboundRequest, workspace: Workspace<SlackCredentials>, receivedAt: number): Inbound {
@@ -82,13 +85,21 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
     return readThread(client, limiter, threadReads, scope, id, threadId, limit);
   }
 
-  /** auth.test: the bot user, bot and team behind the token. The app itself is each event's api_app_id. */
+  /**
+   * auth.test: the bot user, bot and team behind the token. The app itself is each event's api_app_id. An app-level
+   * token is checked with apps.connections.open, which only hands out a URL and opens nothing.
+   */
   async connect(credentials: SlackCredentials): Promise<BotIdentity> {
     let result: AuthTestResponse;
     try {
       result = await this.clients.for(credentials.botToken).auth.test();
     } catch (error) {
       throw toConnectError(error);
+    }
+    try {
+      if (credentials.appToken) await this.clients.for(credentials.appToken).apps.connections.open();
+    } catch (error) {
+      throw toConnectError(error, "app-level token");
     }
     const { user_id: botUserId, bot_id: botId, team_id: teamId, app_id: appId } = result;
     if (!botUserId || !botId || !teamId) {

@@ -35,7 +35,7 @@ export class SlackClients {
 }
 
 /** Sends the client's own warnings (Slack's response_metadata warnings, failed requests) to our logger. */
-function bridge(logger: Logger): SlackLogger {
+export function bridge(logger: Logger): SlackLogger {
   const warn = (...msg: unknown[]) => logger.warn({ slack: msg.map(String).join(" ") }, "@slack/web-api");
   return {
     debug: () => {},

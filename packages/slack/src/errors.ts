@@ -66,12 +66,12 @@ export function toSendError(error: unknown, method: string): Error {
 }
 
 /** Maps what auth.test threw: only Slack's verdict on the token is an InvalidCredentialsError. */
-export function toConnectError(error: unknown): Error {
+export function toConnectError(error: unknown, token = "bot token"): Error {
   if (error instanceof WebAPIRateLimitedError) return new RateLimitedError(error.retryAfter * 1000);
   if (error instanceof WebAPIPlatformError && !slackSideFailures.has(String(error.data.error))) {
-    return new InvalidCredentialsError(`Slack refused the bot token: ${error.data.error}`);
+    return new InvalidCredentialsError(`Slack refused the ${token}: ${error.data.error}`);
   }
-  return new Error(`could not check the bot token with Slack: ${describe(error)}`, { cause: error });
+  return new Error(`could not check the ${token} with Slack: ${describe(error)}`, { cause: error });
 }
 
 function describe(error: unknown): string {

@@ -12,9 +12,26 @@ export const slackGuide: PlatformGuide = {
       name: "signingSecret",
       label: { en: "Signing secret", ja: "署名シークレット" },
       secret: true,
+      optional: true,
       help: {
-        en: "Basic Information → App Credentials → Signing Secret.",
-        ja: "「基本情報」→「アプリの認証情報」→「署名シークレット」にあります。",
+        en: "Basic Information → App Credentials → Signing Secret. Needed for events over HTTP (the webhook URL).",
+        ja:
+          "「基本情報」→「アプリの認証情報」→「署名シークレット」にあります。HTTP（Webhook URL）でイベントを" +
+          "受け取るときに必要です。",
+      },
+    },
+    {
+      name: "appToken",
+      label: { en: "App-level token (Socket Mode)", ja: "アプリレベルトークン（ソケットモード）" },
+      secret: true,
+      optional: true,
+      help: {
+        en:
+          "Basic Information → App-Level Tokens: a token with the connections:write scope, starting with xapp-. " +
+          "Given, events arrive over Socket Mode and no public URL is needed.",
+        ja:
+          "「基本情報」→「アプリレベルトークン」で connections:write スコープを付けて作る、xapp- で始まるトークン" +
+          "です。指定すると、イベントはソケットモードで届き、公開 URL は不要です。",
       },
     },
     {
@@ -58,6 +75,14 @@ export const slackGuide: PlatformGuide = {
       ja:
         "「イベントサブスクリプション」を有効にし、Webhook URL を「リクエスト URL」に貼り付けます（Slack がすぐに" +
         "確認します）。「ボットイベントをサブスクライブする」に app_mention と message.im を追加します。",
+    },
+    {
+      en:
+        "Or, with no public URL: Socket Mode → turn it on, create an app-level token with connections:write and " +
+        "save it here as the app-level token; resident keeps connections open from its instances.",
+      ja:
+        "公開 URL がない場合は、「ソケットモード」を有効にし、connections:write スコープのアプリレベルトークンを" +
+        "作って、この画面でアプリレベルトークンとして保存します。resident がインスタンスから接続を開いたままにします。",
     },
     {
       en: "App Home → Show Tabs: allow users to send messages from the Messages tab, for direct messages.",

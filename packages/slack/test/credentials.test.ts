@@ -10,14 +10,21 @@ describe("slackCredentialsSchema", () => {
     expect(slackCredentialsSchema.parse(rotating)).toEqual(rotating);
   });
 
-  it("refuses a user or app token, a blank secret and unknown fields, without echoing the values", () => {
+  it("accepts an app-level token for Socket Mode, with or without a signing secret", () => {
+    const socketMode = { botToken: valid.botToken, appToken: "xapp-1-A111-222-abcdef" };
+    expect(slackCredentialsSchema.parse(socketMode)).toEqual(socketMode);
+    expect(slackCredentialsSchema.parse({ ...valid, ...socketMode })).toEqual({ ...valid, ...socketMode });
+  });
+
+  it("refuses a user or app token as the bot token, a bot token as the app token, a blank secret, no way in, without echoing the values", () => {
     const cases = [
       { ...valid, botToken: "xoxp-1234-5678-AbCdEfGh" },
       { ...valid, botToken: "xapp-1-A111-222-abcdef" },
       { ...valid, signingSecret: "" },
       { ...valid, signingSecret: "has spaces in it which no secret has" },
-      { ...valid, appToken: "xapp-1-A111-222-abcdef" },
+      { ...valid, appToken: "xoxb-1234-5678-AbCdEfGh" },
       { signingSecret: valid.signingSecret },
+      { botToken: valid.botToken },
     ];
     for (const input of cases) {
       const result = slackCredentialsSchema.safeParse(input);

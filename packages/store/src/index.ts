@@ -6,6 +6,7 @@ export { MemoryStatsStore } from "./memory/stats-store.ts";
 export { PgClaimStore, type PgClaimStoreOptions } from "./postgres/claim-store.ts";
 export { PgQueue, type PgQueueOptions } from "./postgres/job-queue.ts";
 export { ensureLaneSchema } from "./postgres/lane-schema.ts";
+export { PgReceiverSlots } from "./postgres/receiver-slots.ts";
 export type { LaneSql } from "./postgres/sql.ts";
 export { RedisChangeFeed, type RedisChangeFeedOptions } from "./redis/change-feed.ts";
 export { RedisClaimStore } from "./redis/claim-store.ts";

@@ -4,6 +4,7 @@ import {
   DatabaseUnavailableError,
   type FailMode,
   type Platform,
+  type ReceiverCatalog,
   resolveSettings,
   type TenantDirectory,
   type Workspace,
@@ -32,7 +33,7 @@ export interface CachingDirectoryOptions {
  * notice from any instance drops the entry at once. While the database is away, a workspace seen before is answered
  * from its last reading, however old; one never seen rejects with DatabaseUnavailableError.
  */
-export class CachingDirectory implements TenantDirectory {
+export class CachingDirectory implements TenantDirectory, ReceiverCatalog {
   private readonly cache: LRUCache<string, Workspace>;
   /** Bumped by every invalidation; a read that overlapped one is returned but not cached, as it may predate it. */
   private invalidations = 0;
@@ -66,6 +67,15 @@ export class CachingDirectory implements TenantDirectory {
     return found;
   }
 
+  /** Read from the database every time, uncached: the receivers' view of which workspaces want connections. */
+  async withCredential(platform: string, credentialField: string): Promise<Workspace[]> {
+    const rows = await this.options.sql.query<BudgetedRow>(
+      `select ${budgetedColumns} from workspaces where platform = $1 and credential_fields ? $2 order by id`,
+      [platform, credentialField],
+    );
+    return Promise.all(rows.map((row) => this.toWorkspace(row)));
+  }
+
   forget(workspaceId: string): void {
     this.invalidations++;
     this.cache.delete(workspaceId);
@@ -77,12 +87,13 @@ export class CachingDirectory implements TenantDirectory {
   }
 
   private async load(id: string): Promise<Workspace | undefined> {
-    const [row] = await this.options.sql.query<WorkspaceRow & { budget: Budget; tenant_budget: Budget }>(
-      `select ${workspaceColumns}, budget, (select t.budget from tenants t where t.id = workspaces.tenant_id) as tenant_budget
-       from workspaces where id = $1`,
-      [id],
-    );
-    if (!row) return undefined;
+    const [row] = await this.options.sql.query<BudgetedRow>(`select ${budgetedColumns} from workspaces where id = $1`, [
+      id,
+    ]);
+    return row && this.toWorkspace(row);
+  }
+
+  private async toWorkspace(row: BudgetedRow): Promise<Workspace> {
     return {
       id: row.id,
       tenantId: row.tenant_id,
@@ -96,3 +107,7 @@ export class CachingDirectory implements TenantDirectory {
     };
   }
 }
+
+type BudgetedRow = WorkspaceRow & { budget: Budget; tenant_budget: Budget };
+/** A workspace's row with its own budget and its tenant's. */
+const budgetedColumns = `${workspaceColumns}, budget, (select t.budget from tenants t where t.id = workspaces.tenant_id) as tenant_budget`;

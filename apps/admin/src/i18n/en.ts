@@ -233,6 +233,20 @@ export const en = {
     attach: "Attach server",
     attached: (server: string, tools: number) => `${server} attached, with ${tools} ${tools === 1 ? "tool" : "tools"}.`,
   },
+  connections: {
+    title: "Open connections (Socket Mode)",
+    intro: "Slack sends each event to one of these; they are spread over the instances and re-opened when one stops.",
+    summary: (open: number, instances: number) =>
+      `${open} open, on ${instances} ${instances === 1 ? "instance" : "instances"}.`,
+    none: "No connection is open: no instance holds one yet, or the app-level token is refused.",
+    caption: "Connections",
+    slot: "Connection",
+    instance: "Instance",
+    state: "State",
+    since: "Held since",
+    open: "open",
+    connecting: "connecting",
+  },
   tokens: {
     title: (tenant: string) => `Admin tokens of ${tenant}`,
     intro: "Tokens are listed by name and their first characters; the rest is never shown again.",

@@ -223,6 +223,20 @@ export const ja: Catalogue = {
     attach: "サーバーを接続",
     attached: (server: string, tools: number) => `${server} を接続しました（ツール ${tools} 個）。`,
   },
+  connections: {
+    title: "開いている接続（ソケットモード）",
+    intro:
+      "Slack は各イベントをこのうちの 1 つに送ります。接続はインスタンスに分散され、インスタンスが止まると開き直されます。",
+    summary: (open: number, instances: number) => `${instances} 台のインスタンスで ${open} 本が開いています。`,
+    none: "開いている接続はありません。まだどのインスタンスも接続していないか、アプリレベルトークンが拒否されています。",
+    caption: "接続",
+    slot: "接続",
+    instance: "インスタンス",
+    state: "状態",
+    since: "保持開始",
+    open: "接続中",
+    connecting: "接続処理中",
+  },
   tokens: {
     title: (tenant: string) => `${tenant} の管理トークン`,
     intro: "トークンは名前と先頭の数文字で表示します。残りの部分が再び表示されることはありません。",

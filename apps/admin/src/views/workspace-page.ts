@@ -3,6 +3,7 @@ import { connectProblem, describeProblem } from "../api-errors.ts";
 import { activitySummary } from "../components/activity-summary.ts";
 import { copyField } from "../components/copy-field.ts";
 import { livePanel } from "../components/live-panel.ts";
+import { receiverConnections } from "../components/receiver-connections.ts";
 import { seriesChart } from "../components/series-chart.ts";
 import { statCounters } from "../components/stat-counters.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";
@@ -37,6 +38,10 @@ export async function workspacePage(context: Context, tenantId: string, workspac
     (all) =>
       h("div", {}, statCounters(all.workspaces[workspaceId] ?? noCounts), activitySummary(all.activity[workspaceId])),
   );
+  const connections = await api.connections(tenantId, workspaceId);
+  const receiver = connections.receiving
+    ? await livePanel(() => api.connections(tenantId, workspaceId), receiverConnections)
+    : undefined;
   let range: StatRange = "hour";
   const chart = await livePanel(() => api.series(tenantId, workspaceId, range), seriesChart);
   const tools = await toolServersSection(context, workspace);
@@ -89,6 +94,14 @@ export async function workspacePage(context: Context, tenantId: string, workspac
         }),
         h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
       ),
+      receiver &&
+        h(
+          "section",
+          { class: "card", "aria-labelledby": "receiver-title" },
+          h("h2", { id: "receiver-title" }, text().connections.title),
+          h("p", {}, text().connections.intro),
+          receiver.element,
+        ),
       connectionSection(context, platform, workspace),
       settingsSection(platform, workspace),
       tools,
@@ -97,6 +110,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
     dispose() {
       stats.dispose();
       chart.dispose();
+      receiver?.dispose();
     },
   };
 }

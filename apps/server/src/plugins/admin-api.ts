@@ -1,4 +1,4 @@
-import type { BudgetGuard, StatsStore, TenantDirectory } from "@resident/core";
+import type { BudgetGuard, ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import {
   type AdminTokens,
@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from "fastify-type-provid
 import { z } from "zod";
 import type { PlatformSet } from "../platform-set.ts";
 import { budgetRoutes } from "./admin/budget-routes.ts";
+import { connectionRoutes } from "./admin/connection-routes.ts";
 import { answerAdminError } from "./admin/errors.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
@@ -33,6 +34,8 @@ export interface AdminApiOptions {
   budgets: BudgetRegistry;
   /** Reads token use per day against the budgets. */
   budgetGuard: BudgetGuard;
+  /** Where receiver connections are held (Socket Mode), for the console. */
+  receiverSlots: ReceiverSlots;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
@@ -121,6 +124,12 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
         directory,
       });
       await tenant.register(budgetRoutes, { budgets: options.budgets, guard: options.budgetGuard });
+      await tenant.register(connectionRoutes, {
+        prefix: "/workspaces",
+        registry,
+        platforms,
+        slots: options.receiverSlots,
+      });
     },
     { prefix: "/tenants/:tenantId" },
   );

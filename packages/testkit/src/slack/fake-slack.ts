@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 import type { SlackBotIds } from "./bot.ts";
+import { FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.ts";
 import { nextTs, slackId } from "./ids.ts";
 
 /** A bot installed in a fake Slack team; its token is what a workspace's `botToken` is set to. */
@@ -47,7 +48,8 @@ export type FakeSlackMethod =
   | "chat.update"
   | "assistant.threads.setStatus"
   | "assistant.threads.setSuggestedPrompts"
-  | "assistant.threads.setTitle";
+  | "assistant.threads.setTitle"
+  | "apps.connections.open";
 
 /** An assistant thread as the fake keeps it: its status (empty: none), title and suggested prompts. */
 export interface FakeAssistantThread {
@@ -77,12 +79,15 @@ type Params = Record<string, unknown>;
  */
 export class FakeSlack {
   readonly server: FakeServer;
+  /** Socket Mode: app-level tokens, the WebSocket connections, the envelopes. */
+  readonly socketMode: FakeSocketMode;
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
   private readonly threads = new Map<string, FakeAssistantThread>();
   private readonly written: FakeSlackHumanMessage[] = [];
 
-  constructor() {
+  constructor(options: { socketMode?: FakeSocketModeOptions } = {}) {
+    this.socketMode = new FakeSocketMode(options.socketMode);
     this.server = new FakeServer({
       "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
       "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
@@ -95,16 +100,17 @@ export class FakeSlack {
       "POST /api/assistant.threads.setSuggestedPrompts": (call) =>
         this.authorized(call, (_, params) => this.setSuggestedPrompts(params)),
       "POST /api/assistant.threads.setTitle": (call) => this.authorized(call, (_, params) => this.setTitle(params)),
+      "POST /api/apps.connections.open": (call) => this.socketMode.connectionsOpen(call),
     });
   }
 
   async start(port = 0): Promise<this> {
-    await this.server.start(port);
+    await Promise.all([this.server.start(port), this.socketMode.start()]);
     return this;
   }
 
-  close(): Promise<void> {
-    return this.server.close();
+  async close(): Promise<void> {
+    await Promise.all([this.server.close(), this.socketMode.close()]);
   }
 
   /** http://127.0.0.1:<port> */

@@ -2,5 +2,6 @@ export type { SlackBotIds } from "./bot.ts";
 export * from "./connect-workspace.ts";
 export * from "./events.ts";
 export * from "./fake-slack.ts";
+export * from "./fake-socket-mode.ts";
 export { nextTs, slackId } from "./ids.ts";
 export * from "./signed-requests.ts";
