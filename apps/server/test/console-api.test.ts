@@ -55,6 +55,7 @@ describe("who is signed in, and the platforms", () => {
           secret: true,
           label: { en: "Signing secret", ja: "署名シークレット" },
         }),
+        expect.objectContaining({ name: "appToken", secret: true }),
         expect.objectContaining({ name: "botToken", secret: true }),
       ],
       setupSteps: expect.arrayContaining([
