@@ -84,7 +84,8 @@ describe("ReplyWorker: streamed answers", () => {
     const dying = instance(store, platform);
     // The opener dies between Slack's answer to the first write and the ledger's record of it.
     dying.ledger.recordStream = () => new Promise(() => {});
-    void dying.worker.handle(job(event, 1));
+    // Left hanging; once the taker holds the claim, its lease is found lost and it rejects, which nobody reads.
+    dying.worker.handle(job(event, 1)).catch(() => {});
     await expect.poll(() => platform.messages.length).toBe(1);
     now += leaseMs + 1;
 
@@ -106,7 +107,8 @@ describe("ReplyWorker: streamed answers", () => {
     // It dies in that window and mid-answer: nothing of its answer is journaled.
     dying.ledger.recordStream = () => new Promise(() => {});
     dying.agent.stallAfterWords = 3;
-    void dying.worker.handle(job(event, 1));
+    // Left hanging; once the taker holds the claim, its lease is found lost and it rejects, which nobody reads.
+    dying.worker.handle(job(event, 1)).catch(() => {});
     await expect.poll(() => platform.messages.length).toBe(1);
     now += leaseMs + 1;
 
