@@ -10,6 +10,7 @@ import type {
   WorkspaceActivity,
   WorkspaceRef,
 } from "@resident/core";
+import { warnUnlessAway } from "@resident/core";
 import { latestActivity } from "@resident/store";
 import type { Metrics } from "./metrics.ts";
 
@@ -118,7 +119,7 @@ export class ServiceTelemetry implements Telemetry {
     try {
       await this.stats.add(increments);
     } catch (err) {
-      this.logger.warn({ err }, "could not write stats; keeping them for the next flush");
+      warnUnlessAway(this.logger, err, {}, "could not write stats; keeping them for the next flush");
       for (const { ws, counts, activity } of batch.values()) {
         for (const [counter, by] of Object.entries(counts)) this.count(ws, counter as keyof StatCounts, by, activity);
       }

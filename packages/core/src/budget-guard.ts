@@ -9,6 +9,7 @@ import {
   utcDay,
 } from "./budget.ts";
 import { StoreUnavailableError } from "./errors.ts";
+import { warnUnlessAway } from "./outage-log.ts";
 import type { RateLimiter, RateWindow } from "./ports/rate-limiter.ts";
 import type { Logger, WorkspaceRef } from "./ports/telemetry.ts";
 import type { UsageMeter } from "./ports/usage-meter.ts";
@@ -62,7 +63,7 @@ export class BudgetGuard {
     await this.meter
       .add(counts, tokenUsageTtlMs)
       .catch((err) =>
-        this.logger.warn({ err, workspaceId: ws.workspaceId }, "could not count tokens against the budget"),
+        warnUnlessAway(this.logger, err, { workspaceId: ws.workspaceId }, "could not count tokens against the budget"),
       );
   }
 

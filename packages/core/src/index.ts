@@ -16,6 +16,7 @@ export * from "./memory/job-queue.ts";
 export * from "./memory/rate-limiter.ts";
 export * from "./memory/shared-cache.ts";
 export * from "./memory/usage-meter.ts";
+export * from "./outage-log.ts";
 export * from "./outbound-sender.ts";
 export * from "./plain-text.ts";
 export * from "./platform-descriptor.ts";

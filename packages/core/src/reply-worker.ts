@@ -6,6 +6,7 @@ import { OutcomeUnknownError, PermanentSendError, ReplyLeaseHeldError, StoreUnav
 import { failureSummary } from "./failure-summary.ts";
 import { conversationKey, replyKey } from "./keys.ts";
 import type { HeldLease } from "./lease.ts";
+import { warnUnlessAway } from "./outage-log.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import { type Agent, tokensUsed } from "./ports/agent.ts";
 import type { ConversationMemory } from "./ports/conversation-memory.ts";
@@ -207,7 +208,9 @@ export class ReplyWorker {
     ];
     await memory
       .append(conversationKey(event), history, this.historyTurns, this.deps.historyTtlMs ?? 7 * 86_400_000)
-      .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not store thread memory"));
+      .catch((err) =>
+        warnUnlessAway(this.deps.logger, err, { workspaceId: ws.workspaceId }, "could not store thread memory"),
+      );
   }
 
   /** Shows and clears the platform's working indicator, never failing the answer; cleared even if never shown. */
