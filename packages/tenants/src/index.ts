@@ -16,6 +16,7 @@ export type { Principal } from "./principal.ts";
 export { loadSecretKey, type SecretKeySource } from "./secret-key.ts";
 export { tokenPrefix, tokenStart } from "./secret-token.ts";
 export type { SqlClient, SqlExecutor } from "./sql-client.ts";
+export { StoredCredentials } from "./stored-credentials.ts";
 export { type TenantRecord, TenantRegistry } from "./tenant-registry.ts";
 export { type ToolServerInput, toolServerInputSchema } from "./tool-server-input.ts";
 export { type ToolServerRecord, ToolServerRegistry } from "./tool-server-registry.ts";

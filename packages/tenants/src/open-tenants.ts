@@ -12,6 +12,7 @@ import { PostgresClient } from "./postgres-client.ts";
 import { loadSecretKey } from "./secret-key.ts";
 import { checkSecretKey } from "./secret-key-check.ts";
 import type { SqlClient } from "./sql-client.ts";
+import { StoredCredentials } from "./stored-credentials.ts";
 import { TenantRegistry } from "./tenant-registry.ts";
 import { ToolServerRegistry } from "./tool-server-registry.ts";
 
@@ -41,6 +42,8 @@ export interface Tenants {
   /** The MCP servers attached to workspaces. */
   toolServers: ToolServerRegistry;
   directory: CachingDirectory;
+  /** Workspaces' credentials changed by the service itself, once across the cluster (a rotating token's refresh). */
+  credentials: StoredCredentials;
   /** The database itself, for other parts that keep shared state in it (the PostgreSQL lane). */
   sql: SqlClient;
   /** True when the database answers (for /readyz). */
@@ -103,6 +106,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
     tokens: new AdminTokens(sql, audit),
     toolServers: new ToolServerRegistry({ sql, cipher, audit, onWorkspaceChange }),
     directory,
+    credentials: new StoredCredentials({ sql, cipher, audit, onWorkspaceChange }),
     sql,
     async ping() {
       try {

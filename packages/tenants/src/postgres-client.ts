@@ -40,6 +40,12 @@ export class PostgresClient implements SqlClient {
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await databaseCall(() => this.pool.connect());
     let broken: Error | undefined;
+    // A connection lost while checked out (the server ended the session) emits 'error', which with no listener
+    // would end the process; the transaction's next query rejects instead, and the connection is not reused.
+    const lost = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", lost);
     try {
       await databaseCall(() => client.query("begin"));
       const result = await work(executor(client));
@@ -51,7 +57,8 @@ export class PostgresClient implements SqlClient {
       });
       throw error;
     } finally {
-      // A connection that could not roll back is destroyed rather than handed to the next caller.
+      client.off("error", lost);
+      // A connection that broke or could not roll back is destroyed rather than handed to the next caller.
       client.release(broken);
     }
   }
