@@ -58,17 +58,22 @@ export async function createRuntime(
   const shared = config.redisUrl
     ? await redisState({ ...config, redisUrl: config.redisUrl }, logger)
     : memoryState(config);
-  const platforms = new PlatformSet(descriptors, { env: config.env, logger, limiter: shared.limiter });
-  const { adapters } = platforms;
   const tenants = await openTenants({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     secretKey: config.secretKey,
     logger,
     changeFeed: shared.changeFeed,
-    platforms: platforms.ids,
+    platforms: descriptors.map((d) => d.id),
     defaultFailModes: Object.fromEntries(descriptors.map((d) => [d.id, d.defaultFailMode])),
   });
+  const platforms = new PlatformSet(descriptors, {
+    env: config.env,
+    logger,
+    limiter: shared.limiter,
+    credentials: tenants.credentials,
+  });
+  const { adapters } = platforms;
   // With Redis, PostgreSQL is the second shared lane and the record of every reply (packages/core/README.md).
   const standby = config.redisUrl ? await standbyLane(tenants, config, logger) : undefined;
   const ledgerClaims = standby?.claims ?? shared.claims;

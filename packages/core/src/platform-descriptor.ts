@@ -1,4 +1,5 @@
 import type { ZodType } from "zod";
+import type { CredentialStore } from "./ports/credential-store.ts";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { RateLimiter } from "./ports/rate-limiter.ts";
 import type { ReceiverDescriptor } from "./ports/receiver.ts";
@@ -11,6 +12,8 @@ export interface PlatformContext {
   logger: Logger;
   /** Cluster-wide sliding windows, for platforms whose limits hold across every instance. */
   limiter: RateLimiter;
+  /** The stored credentials, for platforms whose tokens rotate: changed once across the cluster. */
+  credentials: CredentialStore;
 }
 
 /**

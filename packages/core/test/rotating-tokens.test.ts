@@ -120,6 +120,8 @@ describe("RotatingTokens", () => {
       expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(PermanentSendError);
     }
     expect(store.get<Creds>("ws-1")).toMatchObject({ token: "t0", refreshToken: "spent" });
+    // Each instance learns of the refusal by its own try, one after another under the lock; none succeeds.
+    expect(fake.calls).toEqual(["spent", "spent", "spent"]);
   });
 
   it("a refresh that could not reach the platform stores nothing and lets the next caller refresh, once", async () => {

@@ -1,13 +1,16 @@
 import {
   type BotIdentity,
+  type CredentialStore,
   type Inbound,
   type InboundRequest,
   InvalidCredentialsError,
   type Logger,
+  MemoryCredentialStore,
   type OutboundReply,
   type PlatformAdapter,
   type QueuedEvent,
   type RateLimiter,
+  RotatingTokens,
   type SentReply,
   type ThreadMessage,
   VerificationError,
@@ -16,6 +19,7 @@ import {
 import type { AuthTestResponse } from "@slack/web-api";
 import { SlackClients } from "./api.ts";
 import { SlackAssistant } from "./assistant.ts";
+import { BotCalls } from "./bot-calls.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toConnectError } from "./errors.ts";
 import { normalizeDelivery } from "./normalize.ts";
@@ -23,6 +27,7 @@ import { findPostedReply, postReply } from "./send.ts";
 import { isSslCheck } from "./ssl-check.ts";
 import { SlackStreams } from "./stream.ts";
 import { distributedAppLimits, readThread, type ThreadReadLimits } from "./thread.ts";
+import { type SlackApp, slackTokenRotation } from "./token-refresh.ts";
 import { verifyDelivery } from "./verify.ts";
 
 export interface SlackAdapterOptions {
@@ -36,6 +41,12 @@ export interface SlackAdapterOptions {
   limiter?: RateLimiter;
   /** Slack's limits for apps distributed outside the Marketplace by default. */
   threadReads?: ThreadReadLimits;
+  /** Where a rotated bot token is stored, once across the cluster; default: this process only. */
+  credentials?: CredentialStore;
+  /** The app's client id and secret, which refresh a rotating bot token; without them it is not refreshed. */
+  app?: SlackApp;
+  /** How long before its expiry a rotating bot token is refreshed; default 5 minutes. */
+  refreshMarginMs?: number;
 }
 
 /** Slack through the Events API (HTTP) and the Web API. See README.md for what it answers and why. */
@@ -44,6 +55,7 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   readonly streams: SlackStreams;
   readonly working: SlackAssistant;
   private readonly clients: SlackClients;
+  private readonly calls: BotCalls;
 
   constructor(private readonly options: SlackAdapterOptions = {}) {
     this.clients = new SlackClients({
@@ -51,8 +63,14 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
       timeoutMs: options.timeoutMs ?? 10_000,
       logger: options.logger,
     });
-    this.streams = new SlackStreams(this.clients, options.limiter);
-    this.working = new SlackAssistant(this.clients);
+    const tokens = new RotatingTokens({
+      store: options.credentials ?? new MemoryCredentialStore(),
+      rotation: slackTokenRotation(this.clients.anonymous(), options.app),
+      marginMs: options.refreshMarginMs,
+    });
+    this.calls = new BotCalls(this.clients, tokens);
+    this.streams = new SlackStreams(this.calls, options.limiter);
+    this.working = new SlackAssistant(this.calls);
   }
 
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
@@ -69,20 +87,19 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   }
 
   send(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply> {
-    return postReply(this.clients.for(workspace.credentials.botToken), reply);
+    return postReply(this.calls.for(workspace), reply);
   }
 
   findReply(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
-    return findPostedReply(this.clients.for(workspace.credentials.botToken), reply);
+    return findPostedReply(this.calls.for(workspace), reply);
   }
 
   threadMessages(event: QueuedEvent, workspace: Workspace<SlackCredentials>, limit: number): Promise<ThreadMessage[]> {
     const { limiter, threadReads = distributedAppLimits } = this.options;
     const { id, threadId } = event.conversation;
     if (!limiter || !threadId) return Promise.resolve([]);
-    const client = this.clients.for(workspace.credentials.botToken);
     const scope = workspace.identity.teamId ?? workspace.id;
-    return readThread(client, limiter, threadReads, scope, id, threadId, limit);
+    return readThread(this.calls.for(workspace), limiter, threadReads, scope, id, threadId, limit);
   }
 
   /**

@@ -21,16 +21,25 @@ export class SlackClients {
   for(botToken: string): WebClient {
     let client = this.clients.get(botToken);
     if (!client) {
-      client = new WebClient(botToken, {
-        slackApiUrl: this.options.apiUrl,
-        timeout: this.options.timeoutMs,
-        retryConfig: { retries: 0 },
-        rejectRateLimitedCalls: true,
-        ...(this.options.logger ? { logger: bridge(this.options.logger) } : { logLevel: LogLevel.ERROR }),
-      });
+      client = this.create(botToken);
       this.clients.set(botToken, client);
     }
     return client;
+  }
+
+  /** A client without a token, for the calls that authenticate otherwise (oauth.v2.access: the app's secret). */
+  anonymous(): WebClient {
+    return this.create(undefined);
+  }
+
+  private create(token: string | undefined): WebClient {
+    return new WebClient(token, {
+      slackApiUrl: this.options.apiUrl,
+      timeout: this.options.timeoutMs,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      ...(this.options.logger ? { logger: bridge(this.options.logger) } : { logLevel: LogLevel.ERROR }),
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { OutboundReply, WorkingIndicator, Workspace } from "@resident/core";
-import type { SlackClients } from "./api.ts";
+import type { BotCalls } from "./bot-calls.ts";
 import type { SlackCredentials } from "./credentials.ts";
 
 /** An assistant thread (the app's own surface in Slack): where status, title and suggested prompts apply. */
@@ -19,7 +19,7 @@ const titleLength = 80;
  * when a thread opens (`assistant_thread_started`), from the workspace's settings.
  */
 export class SlackAssistant implements WorkingIndicator<SlackCredentials> {
-  constructor(private readonly clients: SlackClients) {}
+  constructor(private readonly calls: BotCalls) {}
 
   async show(
     reply: OutboundReply,
@@ -28,39 +28,45 @@ export class SlackAssistant implements WorkingIndicator<SlackCredentials> {
   ) {
     const thread = assistantThreadOf(reply);
     if (!thread) return;
-    const client = this.clients.for(workspace.credentials.botToken);
-    await client.assistant.threads.setStatus({
-      channel_id: thread.channel,
-      thread_ts: thread.threadTs,
-      status: "is thinking…",
-      loading_messages: ["Reading the thread…", "Writing an answer…"],
-    });
-    if (firstInThread && reply.text.trim() !== "") {
-      await client.assistant.threads.setTitle({
+    const call = this.calls.for(workspace);
+    await call((client) =>
+      client.assistant.threads.setStatus({
         channel_id: thread.channel,
         thread_ts: thread.threadTs,
-        title: reply.text.trim().slice(0, titleLength),
-      });
+        status: "is thinking…",
+        loading_messages: ["Reading the thread…", "Writing an answer…"],
+      }),
+    );
+    if (firstInThread && reply.text.trim() !== "") {
+      await call((client) =>
+        client.assistant.threads.setTitle({
+          channel_id: thread.channel,
+          thread_ts: thread.threadTs,
+          title: reply.text.trim().slice(0, titleLength),
+        }),
+      );
     }
   }
 
   async clear(reply: OutboundReply, workspace: Workspace<SlackCredentials>) {
     const thread = assistantThreadOf(reply);
     if (!thread) return;
-    await this.clients
-      .for(workspace.credentials.botToken)
-      .assistant.threads.setStatus({ channel_id: thread.channel, thread_ts: thread.threadTs, status: "" });
+    await this.calls.for(workspace)((client) =>
+      client.assistant.threads.setStatus({ channel_id: thread.channel, thread_ts: thread.threadTs, status: "" }),
+    );
   }
 
   /** Offers the workspace's suggested prompts in a thread just opened; nothing when it has none. */
   async threadStarted(thread: AssistantThread, workspace: Workspace<SlackCredentials>): Promise<void> {
     const prompts = workspace.settings.suggestedPrompts;
     if (prompts.length === 0) return;
-    await this.clients.for(workspace.credentials.botToken).assistant.threads.setSuggestedPrompts({
-      channel_id: thread.channel,
-      thread_ts: thread.threadTs,
-      prompts: prompts.map(({ title, message }) => ({ title, message })),
-    });
+    await this.calls.for(workspace)((client) =>
+      client.assistant.threads.setSuggestedPrompts({
+        channel_id: thread.channel,
+        thread_ts: thread.threadTs,
+        prompts: prompts.map(({ title, message }) => ({ title, message })),
+      }),
+    );
   }
 }
 

@@ -22,11 +22,27 @@ export const slackCredentialsSchema = z
       .trim()
       // Rotating tokens carry an xoxe. prefix in front of the usual xoxb-.
       .regex(/^(xoxe\.)?xoxb-[A-Za-z0-9-]{8,}$/, "botToken must be a bot token starting with xoxb-"),
+    // Token rotation: the refresh token (single-use) that buys the next bot token, and when this one expires.
+    botRefreshToken: z
+      .string()
+      .trim()
+      .regex(/^xoxe-[A-Za-z0-9-]{8,}$/, "botRefreshToken must be a refresh token starting with xoxe-")
+      .optional(),
+    // A form sends it as text; the API may send a number.
+    botTokenExpiresAt: z.coerce
+      .number()
+      .int("botTokenExpiresAt must be a time in epoch milliseconds")
+      .positive("botTokenExpiresAt must be a time in epoch milliseconds")
+      .optional(),
   })
   .strict()
   .refine((c) => c.signingSecret !== undefined || c.appToken !== undefined, {
     message: "give signingSecret (events over HTTP) or appToken (Socket Mode)",
     path: ["signingSecret"],
+  })
+  .refine((c) => c.botTokenExpiresAt === undefined || c.botRefreshToken !== undefined, {
+    message: "a botTokenExpiresAt needs the botRefreshToken that renews the token",
+    path: ["botRefreshToken"],
   });
 
 export type SlackCredentials = z.infer<typeof slackCredentialsSchema>;

@@ -42,6 +42,8 @@ const refusedForGood = new Set([
  * nothing; a timeout, a 5xx, a reset connection or Slack's own internal failure may have.
  */
 export function toSendError(error: unknown, method: string): Error {
+  // Already core's verdict: the bot token's refresh failed before the call was made.
+  if (error instanceof SendRejectedError || error instanceof RateLimitedError) return error;
   if (error instanceof WebAPIRateLimitedError) return new RateLimitedError(error.retryAfter * 1000);
   if (error instanceof WebAPIPlatformError) {
     const code = String(error.data.error);

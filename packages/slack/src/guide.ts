@@ -43,6 +43,32 @@ export const slackGuide: PlatformGuide = {
         ja: "「OAuth とアクセス許可」→「ボットユーザー OAuth トークン」にある、xoxb- で始まるトークンです。",
       },
     },
+    {
+      name: "botRefreshToken",
+      label: { en: "Refresh token (token rotation)", ja: "リフレッシュトークン（トークンローテーション）" },
+      secret: true,
+      optional: true,
+      help: {
+        en:
+          "Only with token rotation on: the refresh token (xoxe-…) Slack issued with the bot token. resident renews " +
+          "the bot token with it shortly before it expires, once for the whole cluster (the service needs " +
+          "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET).",
+        ja:
+          "トークンローテーションを有効にしている場合のみ：ボットトークンと一緒に Slack が発行した、xoxe- で始まる" +
+          "リフレッシュトークンです。resident は有効期限の少し前に、クラスター全体で一度だけボットトークンを更新" +
+          "します（サービスに SLACK_CLIENT_ID と SLACK_CLIENT_SECRET が必要です）。",
+      },
+    },
+    {
+      name: "botTokenExpiresAt",
+      label: { en: "Bot token expires at (epoch ms)", ja: "ボットトークンの有効期限（エポックミリ秒）" },
+      secret: false,
+      optional: true,
+      help: {
+        en: "Only with token rotation on: when the bot token expires, in milliseconds since 1970 (issued + expires_in).",
+        ja: "トークンローテーションを有効にしている場合のみ：ボットトークンの有効期限（1970 年からのミリ秒）です。",
+      },
+    },
   ],
   setupSteps: [
     {

@@ -9,7 +9,7 @@ import {
   type StreamWrite,
   type Workspace,
 } from "@resident/core";
-import type { SlackClients } from "./api.ts";
+import type { BotCall, BotCalls } from "./bot-calls.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toSendError } from "./errors.ts";
 import { replyMetadata } from "./reply-metadata.ts";
@@ -30,7 +30,7 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
   readonly maxChunkChars = 12_000;
 
   constructor(
-    private readonly clients: SlackClients,
+    private readonly calls: BotCalls,
     private readonly limiter?: RateLimiter,
   ) {}
 
@@ -46,12 +46,14 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
       : { recipient_user_id: author.id, recipient_team_id: workspace.identity.teamId };
     let ts: string | undefined;
     try {
-      ({ ts } = await this.client(workspace).chat.startStream({
-        channel: conversation.id,
-        thread_ts: conversation.threadId ?? conversation.replyToId,
-        markdown_text: write.text,
-        ...recipient,
-      }));
+      ({ ts } = await this.call(workspace)((client) =>
+        client.chat.startStream({
+          channel: conversation.id,
+          thread_ts: conversation.threadId ?? conversation.replyToId,
+          markdown_text: write.text,
+          ...recipient,
+        }),
+      ));
     } catch (error) {
       throw toSendError(error, "chat.startStream");
     }
@@ -62,7 +64,7 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
   /** A stream opened for this reply whose opener died before recording it: our bot's unstamped message after it. */
   async findOpened(reply: OutboundReply, workspace: Workspace<SlackCredentials>): Promise<SentReply | undefined> {
     const { botId } = workspace.identity;
-    return botId ? findOpenedStream(this.client(workspace), reply, botId) : undefined;
+    return botId ? findOpenedStream(this.call(workspace), reply, botId) : undefined;
   }
 
   async append(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {
@@ -70,14 +72,14 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
       { key: `slack:{${workspace.identity.teamId ?? workspace.id}}:append`, limit: appendsPerMinute, windowMs: 60_000 },
     ]);
     if (wait) throw new RateLimitedError(wait);
-    await this.call("chat.appendStream", () =>
-      this.client(workspace).chat.appendStream({ channel: write.event.conversation.id, ts, markdown_text: write.text }),
+    await this.write(workspace, "chat.appendStream", (client) =>
+      client.chat.appendStream({ channel: write.event.conversation.id, ts, markdown_text: write.text }),
     );
   }
 
   async stop(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {
-    await this.call("chat.stopStream", () =>
-      this.client(workspace).chat.stopStream({
+    await this.write(workspace, "chat.stopStream", (client) =>
+      client.chat.stopStream({
         channel: write.event.conversation.id,
         ts,
         ...(write.text === "" ? {} : { markdown_text: write.text }),
@@ -88,13 +90,13 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
 
   async complete(write: StreamWrite, ts: string, workspace: Workspace<SlackCredentials>): Promise<void> {
     const channel = write.event.conversation.id;
-    await this.call("chat.stopStream", () => this.client(workspace).chat.stopStream({ channel, ts })).catch(
+    await this.write(workspace, "chat.stopStream", (client) => client.chat.stopStream({ channel, ts })).catch(
       (error: unknown) => {
         if (!(error instanceof StreamEndedError)) throw error;
       },
     );
-    await this.call("chat.update", () =>
-      this.client(workspace).chat.update({
+    await this.write(workspace, "chat.update", (client) =>
+      client.chat.update({
         channel,
         ts,
         markdown_text: write.text,
@@ -103,13 +105,17 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
     );
   }
 
-  private client(workspace: Workspace<SlackCredentials>) {
-    return this.clients.for(workspace.credentials.botToken);
+  private call(workspace: Workspace<SlackCredentials>): BotCall {
+    return this.calls.for(workspace);
   }
 
-  private async call(method: string, run: () => Promise<unknown>): Promise<void> {
+  private async write(
+    workspace: Workspace<SlackCredentials>,
+    method: string,
+    run: Parameters<BotCall>[0],
+  ): Promise<void> {
     try {
-      await run();
+      await this.call(workspace)(run);
     } catch (error) {
       throw toSendError(error, method);
     }

@@ -1,6 +1,7 @@
 import { RateLimitedError, type RateLimiter, type ThreadMessage } from "@resident/core";
-import { WebAPIRateLimitedError, type WebClient } from "@slack/web-api";
+import { WebAPIRateLimitedError } from "@slack/web-api";
 import { z } from "zod";
+import type { BotCall } from "./bot-calls.ts";
 
 export interface ThreadReadLimits {
   /** conversations.replies calls per minute per workspace, across the cluster. */
@@ -34,7 +35,7 @@ const repliesSchema = z.object({
  * thread longer than a page is read from its start, which holds what the thread is about.
  */
 export async function readThread(
-  client: WebClient,
+  call: BotCall,
   limiter: RateLimiter,
   limits: ThreadReadLimits,
   scope: string,
@@ -48,7 +49,9 @@ export async function readThread(
   if (wait > 0) throw new RateLimitedError(wait, "the workspace's conversations.replies window is full");
   let answer: unknown;
   try {
-    answer = await client.conversations.replies({ channel, ts: threadTs, limit: Math.min(limit, limits.pageSize) });
+    answer = await call((client) =>
+      client.conversations.replies({ channel, ts: threadTs, limit: Math.min(limit, limits.pageSize) }),
+    );
   } catch (error) {
     if (error instanceof WebAPIRateLimitedError) throw new RateLimitedError(error.retryAfter * 1000);
     throw error;

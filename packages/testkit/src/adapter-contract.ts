@@ -1,6 +1,6 @@
 import type { PlatformGuide } from "@resident/admin-api";
 import type { InboundRequest, PlatformAdapter, PlatformDescriptor, Workspace } from "@resident/core";
-import { failModes, VerificationError } from "@resident/core";
+import { failModes, MemoryCredentialStore, VerificationError } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialShapes, sortShapes } from "./credential-shapes.ts";
 
@@ -59,7 +59,12 @@ export function adapterContract<C>(name: string, setup: () => Promise<AdapterCon
       expect(f.adapter.platform).toBe(f.platform.id);
       // Built from an empty environment (the platform's own defaults) and never called: nothing is limited or logged.
       const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-      const built = f.platform.createAdapter({ env: {}, logger: quiet, limiter: { take: async () => 0 } });
+      const built = f.platform.createAdapter({
+        env: {},
+        logger: quiet,
+        limiter: { take: async () => 0 },
+        credentials: new MemoryCredentialStore(),
+      });
       expect(built.platform).toBe(f.platform.id);
     });
 

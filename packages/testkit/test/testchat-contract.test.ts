@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { resolveSettings } from "@resident/core";
+import { MemoryCredentialStore, resolveSettings } from "@resident/core";
 import { adapterContract } from "../src/adapter-contract.ts";
 import {
   FakeTestchat,
@@ -21,6 +21,7 @@ adapterContract("testchat", async () => {
     env: { TESTCHAT_API_URL: fake.apiUrl },
     logger: quiet,
     limiter: { take: async () => 0 },
+    credentials: new MemoryCredentialStore(),
   });
   const workspace = {
     id: "ws-testchat",

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 import type { SlackBotIds } from "./bot.ts";
 import { FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.ts";
+import { FakeTokenRotation, type FakeTokenRotationOptions, type FakeTokenSet } from "./fake-token-rotation.ts";
 import { nextTs, slackId } from "./ids.ts";
 
 /** A bot installed in a fake Slack team; its token is what a workspace's `botToken` is set to. */
@@ -49,7 +50,8 @@ export type FakeSlackMethod =
   | "assistant.threads.setStatus"
   | "assistant.threads.setSuggestedPrompts"
   | "assistant.threads.setTitle"
-  | "apps.connections.open";
+  | "apps.connections.open"
+  | "oauth.v2.access";
 
 /** An assistant thread as the fake keeps it: its status (empty: none), title and suggested prompts. */
 export interface FakeAssistantThread {
@@ -81,13 +83,16 @@ export class FakeSlack {
   readonly server: FakeServer;
   /** Socket Mode: app-level tokens, the WebSocket connections, the envelopes. */
   readonly socketMode: FakeSocketMode;
+  /** Token rotation: the app's client id and secret, rotating bot tokens, oauth.v2.access refreshes. */
+  readonly rotation: FakeTokenRotation;
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
   private readonly threads = new Map<string, FakeAssistantThread>();
   private readonly written: FakeSlackHumanMessage[] = [];
 
-  constructor(options: { socketMode?: FakeSocketModeOptions } = {}) {
+  constructor(options: { socketMode?: FakeSocketModeOptions; rotation?: FakeTokenRotationOptions } = {}) {
     this.socketMode = new FakeSocketMode(options.socketMode);
+    this.rotation = new FakeTokenRotation(options.rotation);
     this.server = new FakeServer({
       "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
       "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
@@ -101,6 +106,7 @@ export class FakeSlack {
         this.authorized(call, (_, params) => this.setSuggestedPrompts(params)),
       "POST /api/assistant.threads.setTitle": (call) => this.authorized(call, (_, params) => this.setTitle(params)),
       "POST /api/apps.connections.open": (call) => this.socketMode.connectionsOpen(call),
+      "POST /api/oauth.v2.access": (call) => this.rotation.access(call),
     });
   }
 
@@ -138,6 +144,17 @@ export class FakeSlack {
     };
     this.bots.set(bot.token, bot);
     return bot;
+  }
+
+  /**
+   * Installs a bot with token rotation on: its token set (a token expiring in `lifetimeMs`, default 12 hours, and
+   * the refresh token that renews it) is what a workspace's botToken, botRefreshToken and botTokenExpiresAt are set to.
+   */
+  addRotatingBot(lifetimeMs?: number, overrides: Partial<FakeSlackBot> = {}): FakeSlackBot & FakeTokenSet {
+    const bot = this.addBot(overrides);
+    this.bots.delete(bot.token);
+    const tokens = this.rotation.issue(bot, lifetimeMs);
+    return { ...bot, token: tokens.botToken, ...tokens };
   }
 
   /** A message a person wrote in the bot's team (not through the API): threads list it. Returns its ts. */
@@ -232,7 +249,8 @@ export class FakeSlack {
     const bearer = /^Bearer (.+)$/.exec(call.headers.authorization ?? "")?.[1];
     const token = bearer ?? (typeof params.token === "string" ? params.token : undefined);
     if (!token) return slackError("not_authed");
-    const bot = this.bots.get(token);
+    const bot = this.bots.get(token) ?? this.rotation.bot(token);
+    if (bot === "token_expired") return slackError(bot);
     if (!bot) return slackError("invalid_auth");
     return handle(bot, params);
   }

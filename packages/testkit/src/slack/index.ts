@@ -3,5 +3,6 @@ export * from "./connect-workspace.ts";
 export * from "./events.ts";
 export * from "./fake-slack.ts";
 export * from "./fake-socket-mode.ts";
+export * from "./fake-token-rotation.ts";
 export { nextTs, slackId } from "./ids.ts";
 export * from "./signed-requests.ts";
