@@ -145,7 +145,14 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       TRUSTED_PROXIES: "127.0.0.1",
       ANTHROPIC_BASE_URL: llm.url,
       LOG_LEVEL: options.logLevel ?? "warn",
-      ...(slack ? { SLACK_API_URL: slack.apiUrl } : {}),
+      // The fake Slack's app, whose id and secret refresh rotating bot tokens.
+      ...(slack
+        ? {
+            SLACK_API_URL: slack.apiUrl,
+            SLACK_CLIENT_ID: slack.rotation.app.clientId,
+            SLACK_CLIENT_SECRET: slack.rotation.app.clientSecret,
+          }
+        : {}),
       ...(chatwork ? { CHATWORK_API_URL: chatwork.apiUrl } : {}),
       ...(teams
         ? {
