@@ -22,6 +22,8 @@ const d = useDeployment({
 });
 
 interface RotatingWorkspace {
+  tenantId: string;
+  admin: ReturnType<typeof d>["operator"];
   workspaceId: string;
   bot: FakeSlackBot & FakeTokenSet;
   send(body: unknown): ReturnType<typeof deliver>;
@@ -45,22 +47,35 @@ async function rotatingWorkspace(lifetimeMs: number): Promise<RotatingWorkspace>
   });
   const url = `${d().url}${workspace.webhookPath}`;
   return {
+    tenantId: tenant.tenantId,
+    admin: tenant.admin,
     workspaceId: workspace.id,
     bot,
     send: (body) => deliver(url, signSlackRequest({ signingSecret, body })),
   };
 }
 
-/** The fake's refreshes of one bot's token chain, from its first refresh token on. */
+/** The fake's refreshes of this workspace's first refresh token. */
 function refreshesOf(ws: RotatingWorkspace) {
-  const chain = new Set([ws.bot.botRefreshToken]);
-  const mine = [];
-  for (const refresh of d().slack.rotation.refreshes) {
-    if (!chain.has(refresh.refreshToken)) continue;
-    mine.push(refresh);
-  }
-  return mine;
+  return d().slack.rotation.refreshes.filter((refresh) => refresh.refreshToken === ws.bot.botRefreshToken);
 }
+
+/** One message per tag, each a delivery through nginx. */
+function messages(ws: RotatingWorkspace, prefix: string, count: number) {
+  const tags = new Set<string>();
+  const deliveries = Array.from({ length: count }, () => {
+    const { tag, text } = question(prefix);
+    tags.add(tag);
+    const body = appMention(ws.bot, text);
+    return () => ws.send(body);
+  });
+  return { tags, deliveries };
+}
+
+const postedFor = (tags: Set<string>) =>
+  d()
+    .slack.posts()
+    .filter((p) => [...tags].some((t) => p.text.includes(t)));
 
 /** Which bot token each chat.postMessage for these tags carried, and what the fake answered. */
 function postsFor(tags: Set<string>) {
@@ -75,20 +90,11 @@ it("20 concurrent sends from 3 instances as the token nears expiry: exactly one 
 }, async () => {
   // Four minutes left: inside the five-minute margin, so the first send refreshes.
   const ws = await rotatingWorkspace(4 * 60_000);
-  const tags = new Set<string>();
-  const deliveries = Array.from({ length: 20 }, () => {
-    const { tag, text } = question("rot");
-    tags.add(tag);
-    const body = appMention(ws.bot, text);
-    return () => ws.send(body);
-  });
+  const { tags, deliveries } = messages(ws, "rot", 20);
   // The answers are held and let go together, so the 20 sends meet at the token at the same moment.
   d().llm.hold(1_500, 20);
   const fired = await fire(deliveries, 20);
-  await vi.waitFor(() => expect(d().slack.posts().filter((p) => [...tags].some((t) => p.text.includes(t)))).toHaveLength(20), {
-    timeout: 60_000,
-    interval: 100,
-  });
+  await vi.waitFor(() => expect(postedFor(tags)).toHaveLength(20), { timeout: 60_000, interval: 100 });
   await drained(d(), 30_000);
   await settle(1_000);
 
@@ -121,4 +127,97 @@ it("20 concurrent sends from 3 instances as the token nears expiry: exactly one 
   expect(posts).toHaveLength(20);
   expect(posts.every((p) => p.token === fresh && p.status === 200)).toBe(true);
   expect(answeredBy.size, "the sends came from more than one instance").toBeGreaterThan(1);
+});
+
+it("the instance holding the refresh lock is killed while Slack sits on its refresh: the others recover with one refresh", {
+  timeout: 180_000,
+}, async () => {
+  const ws = await rotatingWorkspace(4 * 60_000);
+  const stallMs = 20_000;
+  // The holder's refresh waits at Slack's door; Slack acts on it only once the stall is over.
+  d().slack.stall(stallMs, { method: "oauth.v2.access", times: 1 });
+  const refreshCallsBefore = d().slack.callsTo("oauth.v2.access").length;
+  const first = messages(ws, "rotk", 1);
+  await fire(first.deliveries, 1);
+  await vi.waitFor(() => expect(d().slack.callsTo("oauth.v2.access").length).toBe(refreshCallsBefore + 1), {
+    timeout: 30_000,
+    interval: 25,
+  });
+  const [firstTag] = [...first.tags];
+  const holder = d().instanceOf(
+    d()
+      .llm.calls()
+      .find((call) => llmTag(call) === firstTag) as never,
+  );
+  if (!holder) throw new Error("no instance answered the first message");
+  await holder.kill();
+  const killedAt = Date.now();
+  // The others' sends meet the lock the dead instance held.
+  const rest = messages(ws, "rotk", 10);
+  const fired = await fire(rest.deliveries, 10);
+  const tags = new Set([...first.tags, ...rest.tags]);
+  await vi.waitFor(() => expect(postedFor(tags)).toHaveLength(tags.size), { timeout: 90_000, interval: 100 });
+  const recoveredInMs = Math.min(...postedFor(rest.tags).map((p) => Number(p.ts) * 1000)) - killedAt;
+  await drained(d(), 30_000);
+  // The held refresh reaches Slack once its stall is over, by when its refresh token is spent.
+  await vi.waitFor(() => expect(refreshesOf(ws)).toHaveLength(2), { timeout: stallMs + 10_000, interval: 200 });
+
+  const refreshes = refreshesOf(ws);
+  const fresh = refreshes.find((refresh) => refresh.issued)?.issued;
+  const posts = postsFor(tags);
+  const { replies } = countByTag(d(), tags);
+  report("rotation, holder killed", {
+    holder: holder.name,
+    refreshCalls: d().slack.callsTo("oauth.v2.access").length - refreshCallsBefore,
+    successfulRefreshes: refreshes.filter((refresh) => refresh.issued).length,
+    deadHoldersRefresh: refreshes.at(-1)?.error,
+    acked: `${fired.statuses.get(200) ?? 0}/${rest.deliveries.length}`,
+    firstReplyAfterKillMs: recoveredInMs,
+    postsWithNewToken: `${posts.filter((p) => p.token === fresh).length}/${tags.size}`,
+  });
+  expect(
+    refreshes.filter((refresh) => refresh.issued),
+    "successful refreshes",
+  ).toHaveLength(1);
+  // The dead holder's refresh, acted on late, found its token spent: nobody was waiting for its answer.
+  expect(refreshes.at(-1)).toMatchObject({ error: "invalid_refresh_token" });
+  expect(notExactly(tags, replies), "messages not answered exactly once").toEqual([]);
+  expect(posts.every((p) => p.token === fresh && p.status === 200)).toBe(true);
+});
+
+it("a refresh Slack refuses (invalid_refresh_token) is the workspace's last error, and nothing is posted", {
+  timeout: 90_000,
+}, async () => {
+  const ws = await rotatingWorkspace(4 * 60_000);
+  // Spent elsewhere (another copy of the service, a refresh whose answer was lost): Slack honours it once.
+  const { app } = d().slack.rotation;
+  const spent = await fetch(`${d().slack.apiUrl}oauth.v2.access`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      grant_type: "refresh_token",
+      refresh_token: ws.bot.botRefreshToken,
+    }),
+  });
+  expect(((await spent.json()) as { ok: boolean }).ok).toBe(true);
+  const { tags, deliveries } = messages(ws, "rotr", 1);
+  await fire(deliveries, 1);
+  const lastError = await vi.waitFor(
+    async () => {
+      const stats = await ws.admin.expect<{
+        activity: Record<string, { lastError?: { stage: string; message: string } }>;
+      }>(200, "GET", `/tenants/${ws.tenantId}/stats`);
+      const error = stats.activity[ws.workspaceId]?.lastError;
+      expect(error?.message).toContain("invalid_refresh_token");
+      return error;
+    },
+    { timeout: 60_000, interval: 250 },
+  );
+  await drained(d(), 30_000);
+  report("rotation, refresh refused", { lastError: lastError?.message, posts: postedFor(tags).length });
+  expect(postedFor(tags)).toEqual([]);
+  // Refused for good: tried once, not again and again.
+  expect(refreshesOf(ws).filter((refresh) => refresh.error)).toHaveLength(1);
 });
