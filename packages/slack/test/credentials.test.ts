@@ -10,6 +10,32 @@ describe("slackCredentialsSchema", () => {
     expect(slackCredentialsSchema.parse(rotating)).toEqual(rotating);
   });
 
+  it("accepts a rotating token's refresh token and expiry (epoch ms, from a form's text too)", () => {
+    const rotating = {
+      ...valid,
+      botToken: "xoxe.xoxb-1-MS0yLTEyMzQ1Njc4OTAx",
+      botRefreshToken: "xoxe-1-My0xLTEyMzQ1Njc4",
+      botTokenExpiresAt: 1_800_000_000_000,
+    };
+    expect(slackCredentialsSchema.parse(rotating)).toEqual(rotating);
+    expect(slackCredentialsSchema.parse({ ...rotating, botTokenExpiresAt: "1800000000000" })).toEqual(rotating);
+  });
+
+  it("refuses a refresh token that is not one, an expiry that is not a time, an expiry without a refresh token", () => {
+    const rotating = { ...valid, botRefreshToken: "xoxe-1-My0xLTEyMzQ1Njc4", botTokenExpiresAt: 1_800_000_000_000 };
+    const cases = [
+      { ...rotating, botRefreshToken: "xoxb-1234-5678-AbCdEfGh" },
+      { ...rotating, botTokenExpiresAt: "tomorrow" },
+      { ...rotating, botTokenExpiresAt: -5 },
+      { ...valid, botTokenExpiresAt: 1_800_000_000_000 },
+    ];
+    for (const input of cases) {
+      const result = slackCredentialsSchema.safeParse(input);
+      expect(result.success).toBe(false);
+      expect(JSON.stringify(result.error?.issues)).not.toContain("xoxb-1234-5678-AbCdEfGh");
+    }
+  });
+
   it("accepts an app-level token for Socket Mode, with or without a signing secret", () => {
     const socketMode = { botToken: valid.botToken, appToken: "xapp-1-A111-222-abcdef" };
     expect(slackCredentialsSchema.parse(socketMode)).toEqual(socketMode);
