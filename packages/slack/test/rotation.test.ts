@@ -63,6 +63,28 @@ describe("rotating bot tokens", () => {
     expect(postsWith(bot.botToken)).toHaveLength(0);
   });
 
+  it("without a lock shared by the instances the count sees it: several refreshes, and some instances left refused", async () => {
+    const bot = slack.addRotatingBot(60_000);
+    const { workspace } = cluster(bot);
+    // Each instance with a store of its own: what node-slack-sdk#2504 describes.
+    const apart = [0, 1, 2].map(
+      () =>
+        new SlackAdapter({
+          apiUrl: slack.apiUrl,
+          credentials: new MemoryCredentialStore().set(workspace.id, workspace.credentials),
+          app: slack.rotation.app,
+        }),
+    );
+    const refreshesBefore = slack.rotation.refreshes.length;
+    const outcomes = await Promise.allSettled(
+      apart.map((adapter, i) => adapter.send(replyTo(adapter, bot, workspace, `apart ${i}`), workspace)),
+    );
+    const refreshes = slack.rotation.refreshes.slice(refreshesBefore);
+    expect(refreshes).toHaveLength(3);
+    expect(refreshes.filter((refresh) => refresh.error === "invalid_refresh_token")).toHaveLength(2);
+    expect(outcomes.filter((outcome) => outcome.status === "rejected")).toHaveLength(2);
+  });
+
   it("a token Slack calls expired before its time: one refresh, and the post made once more with the new token", async () => {
     const bot = slack.addRotatingBot();
     const { workspace, store, adapters } = cluster(bot);

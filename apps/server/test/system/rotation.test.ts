@@ -129,6 +129,37 @@ it("20 concurrent sends from 3 instances as the token nears expiry: exactly one 
   expect(answeredBy.size, "the sends came from more than one instance").toBeGreaterThan(1);
 });
 
+it("a token Slack calls expired hours before its time: one refresh, each send made once more and answered once", {
+  timeout: 120_000,
+}, async () => {
+  const ws = await rotatingWorkspace(12 * 3_600_000);
+  // Slack ends it early (its clock, or a refresh done by a copy of the app elsewhere): token_expired from now on.
+  d().slack.rotation.expire(ws.bot.botToken);
+  const { tags, deliveries } = messages(ws, "rote", 10);
+  d().llm.hold(1_000, 10);
+  const fired = await fire(deliveries, 10);
+  await vi.waitFor(() => expect(postedFor(tags)).toHaveLength(10), { timeout: 60_000, interval: 100 });
+  await drained(d(), 30_000);
+  await settle(1_000);
+  const refreshes = refreshesOf(ws);
+  const fresh = refreshes[0]?.issued;
+  const posts = postsFor(tags);
+  const { replies } = countByTag(d(), tags);
+  report("rotation, expired early", {
+    messages: tags.size,
+    acked: fired.statuses.get(200) ?? 0,
+    refreshes: refreshes.length,
+    refusedWithOldToken: posts.filter((p) => p.token === ws.bot.botToken).length,
+    postedWithNewToken: posts.filter((p) => p.token === fresh).length,
+  });
+  expect(refreshes).toEqual([expect.objectContaining({ issued: fresh })]);
+  expect(notExactly(tags, replies), "messages not answered exactly once").toEqual([]);
+  // Each send refused at most once with the old token, then made with the new one; the later ones use it at once.
+  expect(posts.filter((p) => p.token === fresh)).toHaveLength(10);
+  expect(posts.filter((p) => p.token === ws.bot.botToken).length).toBeLessThanOrEqual(10);
+  expect(posts.filter((p) => p.token === ws.bot.botToken).length).toBeGreaterThan(0);
+});
+
 it("the instance holding the refresh lock is killed while Slack sits on its refresh: the others recover with one refresh", {
   timeout: 180_000,
 }, async () => {
