@@ -9,11 +9,11 @@ const postgres = backends.find((backend) => backend.concurrentOpens) as Backend;
 
 const operator: Principal = { role: "operator" };
 
-interface Creds {
+type Creds = {
   signingSecret: string;
   botToken: string;
   botRefreshToken?: string;
-}
+};
 
 describe.each(backends)("$name: credentials changed once across instances", (backend) => {
   const opened = openInstances(backend);

@@ -41,7 +41,8 @@ async function rotatingWorkspace(lifetimeMs: number): Promise<RotatingWorkspace>
       signingSecret,
       botToken: bot.botToken,
       botRefreshToken: bot.botRefreshToken,
-      botTokenExpiresAt: bot.botTokenExpiresAt,
+      // As a form sends it: text, which the schema reads as a number.
+      botTokenExpiresAt: String(bot.botTokenExpiresAt),
     },
     settings: { streaming: false },
   });
