@@ -1,3 +1,4 @@
+import { PermanentSendError } from "./errors.ts";
 import type { CredentialStore } from "./ports/credential-store.ts";
 import type { Workspace } from "./ports/tenant-directory.ts";
 
@@ -53,7 +54,15 @@ export class RotatingTokens<C> {
   async token(workspace: Workspace<C>): Promise<string> {
     const held = this.options.rotation.token(this.newest(workspace));
     if (!this.due(held)) return held.value;
-    const stored = await this.rotate(workspace.id, (current) => this.due(this.options.rotation.token(current)));
+    let stored: C;
+    try {
+      stored = await this.rotate(workspace.id, (current) => this.due(this.options.rotation.token(current)));
+    } catch (error) {
+      // The platform could not be asked, and the token still works: use it, and refresh on the next call. A
+      // refusal is not waited out: the refresh token is dead, and the workspace's last error must say so now.
+      if (!(error instanceof PermanentSendError) && (held.expiresAt ?? 0) > this.now()) return held.value;
+      throw error;
+    }
     return this.remember(workspace, stored);
   }
 

@@ -124,14 +124,21 @@ describe("RotatingTokens", () => {
     expect(fake.calls).toEqual(["spent", "spent", "spent"]);
   });
 
-  it("a refresh that could not reach the platform stores nothing and lets the next caller refresh, once", async () => {
+  it("a refresh that could not reach the platform stores nothing, the token still working is used, the next caller refreshes once", async () => {
     const { store, fake, instances } = cluster(nearExpiry());
     fake.fail(new SendRejectedError("could not connect to Slack"));
-    await expect(instances[0]?.token(workspace(nearExpiry()))).rejects.toBeInstanceOf(SendRejectedError);
+    expect(await instances[0]?.token(workspace(nearExpiry()))).toBe("t0");
     expect(store.get<Creds>("ws-1")?.token).toBe("t0");
     const tokens = await Promise.all(instances.map((tokens) => tokens.token(workspace(nearExpiry()))));
     expect(new Set(tokens)).toEqual(new Set(["t1"]));
     expect(fake.calls).toEqual(["r0", "r0"]);
+  });
+
+  it("a token already expired whose refresh could not reach the platform fails the call, to be retried", async () => {
+    const expired = (): Creds => ({ token: "t0", refreshToken: "r0", expiresAt: Date.now() - 1_000 });
+    const { fake, instances } = cluster(expired());
+    fake.fail(new SendRejectedError("could not connect to Slack"));
+    await expect(instances[0]?.token(workspace(expired()))).rejects.toBeInstanceOf(SendRejectedError);
   });
 
   it("credentials changed since a refresh (an admin's new token) are taken as they are", async () => {
