@@ -11,12 +11,11 @@ import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import { type Agent, tokensUsed } from "./ports/agent.ts";
 import type { ConversationMemory } from "./ports/conversation-memory.ts";
 import type { Job } from "./ports/job-queue.ts";
-import type { OutboundStreams } from "./ports/outbound-stream.ts";
-import type { OutboundReply, PlatformAdapter } from "./ports/platform-adapter.ts";
+import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
 import { outcomeUnknown, type ReplyLedger, refusedForGood, type SendStart } from "./reply-ledger.ts";
-import { StreamWriter } from "./stream-writer.ts";
+import { ReplySend } from "./reply-send.ts";
 import type { ThreadReader } from "./thread-reader.ts";
 import { continuedContext, eventAttributes, inSpan } from "./tracing.ts";
 
@@ -98,82 +97,33 @@ export class ReplyWorker {
     ws: WorkspaceRef,
   ): Promise<void> {
     const event = job.data;
-    const { ledger, memory, sender, telemetry } = this.deps;
+    const { ledger, memory, telemetry } = this.deps;
     const lease = ledger.hold(event, token);
     const ttlMs = Math.min(
       workspace.settings.replyTtlSeconds * 1000,
       event.messageKeyWindowMs ?? Number.POSITIVE_INFINITY,
     );
     let stage: FailureStage = "agent";
-    let sending: SendStart | undefined;
-    let writer: StreamWriter<unknown> | undefined;
+    let send: ReplySend | undefined;
     let delivery: Delivery;
     let text: string;
     const working = this.indicator(adapter, workspace, event);
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
-      const answerText = async (hooks: ComposeHooks) =>
+      send = await ReplySend.begin(this.deps, { event, jobId: job.id, workspace, adapter, ttlMs, journaled });
+      const hooks = { onText: send.onText, onStart: working.show };
+      text =
         journaled ??
         (await ledger.journalAnswer(
           event,
           await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks),
           ttlMs,
         ));
-      const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
-      // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
-      let streamed = streams && (await ledger.streamedMessage(event));
-      if (streams && streamed === undefined) {
-        sending = await ledger.beginSend(event, job.id, ttlMs);
-        if (!sending.first) streamed = await this.orphanedStream(streams, workspace, event, ttlMs);
-      }
-      if (streams && streamed !== undefined) {
-        text = await answerText({ onStart: working.show });
-        stage = "send";
-        const reply = { event, text, replyKey: replyKey(event) };
-        const messageId = streamed;
-        delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
-          span.setAttributes({ "resident.send.streamed": true, "resident.send.completed": true });
-          await streams.complete(reply, messageId, workspace);
-          span.setAttribute("resident.send.status", "sent");
-          return { status: "sent", messageId } as const;
-        });
-      } else {
-        // Taking the mark before composing is the streamed path's alone (a post takes it after the journal): a mark
-        // with no journaled answer and no stream found means its holder posted nothing a user keeps.
-        writer =
-          streams && sending && journaled === undefined
-            ? new StreamWriter({
-                streams,
-                workspace,
-                reply: { event, text: "", replyKey: replyKey(event) },
-                onStarted: (messageId) => ledger.recordStream(event, messageId, ttlMs),
-                logger: this.deps.logger,
-              })
-            : undefined;
-        text = await answerText({ onText: writer?.push, onStart: working.show });
-        lease.signal.throwIfAborted();
-        stage = "send";
-        const reply = { event, text, replyKey: replyKey(event) };
-        sending ??= await ledger.beginSend(event, job.id, ttlMs);
-        const first = sending.first;
-        delivery = await inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
-          span.setAttribute("resident.send.first", first);
-          // A stream the writer opened is finished by it; without one, the answer is posted once.
-          const opened = await writer?.finish(text);
-          span.setAttribute("resident.send.streamed", opened !== undefined);
-          const delivery: Delivery =
-            opened !== undefined
-              ? { status: "sent", messageId: opened }
-              : first
-                ? await sender.send(adapter, workspace, reply, lease.signal)
-                : await sender.resume(adapter, workspace, reply, lease.signal);
-          span.setAttribute("resident.send.status", delivery.status);
-          return delivery;
-        });
-      }
+      stage = "send";
+      delivery = await send.deliver(text, lease.signal);
     } catch (error) {
-      writer?.abandon();
+      send?.abandon();
       lease.stop();
       working.clear();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
@@ -186,6 +136,7 @@ export class ReplyWorker {
       // Only an unknown outcome may have posted; every other error means nothing was. Its mark stays, so the next
       // attempt reads the platform back instead of posting again.
       const mayHavePosted = error instanceof OutcomeUnknownError;
+      const sending = send?.sending;
       if (sending?.first && !mayHavePosted) await ledger.endSend(event, sending.token).catch(() => {});
       // Refused for good, the message stays unanswered: committing says so to every twin, and the queue stops here.
       if (error instanceof PermanentSendError) await ledger.commit(event, token, refusedForGood, ttlMs).catch(() => {});
@@ -198,7 +149,7 @@ export class ReplyWorker {
     // Posted (or possibly posted): from here nothing may throw, or the queue would retry and post again.
     if (delivery.status === "unknown") telemetry.outcomeUnknown(ws);
     const value = delivery.status === "sent" ? delivery.messageId : outcomeUnknown;
-    if (!(await inSpan("commit", {}, async () => this.commit(event, token, value, ttlMs, sending)))) {
+    if (!(await inSpan("commit", {}, async () => this.commit(event, token, value, ttlMs, send.sending)))) {
       telemetry.failure(ws, "commit", "the reply was posted but could not be recorded as sent");
     }
     telemetry.replySent(ws, Date.now() - event.receivedAt);
@@ -228,22 +179,6 @@ export class ReplyWorker {
         void shown.then(() => adapter.working?.clear(question, workspace)).catch(warn);
       },
     };
-  }
-
-  /**
-   * A stream that an earlier holder opened and died before recording (it left its sending mark): found on the
-   * platform where it can be, and recorded, so that it is completed instead of a second message posted.
-   */
-  private async orphanedStream<C>(
-    streams: OutboundStreams<C>,
-    workspace: Workspace<C>,
-    event: QueuedEvent,
-    ttlMs: number,
-  ): Promise<string | undefined> {
-    const found = await streams.findOpened?.({ event, text: "", replyKey: replyKey(event) }, workspace);
-    if (!found) return undefined;
-    trace.getActiveSpan()?.addEvent("adopted a stream its opener did not record");
-    return this.deps.ledger.recordStream(event, found.messageId, ttlMs);
   }
 
   /** Asks the agent, with the thread's history, for the answer to the event. */
@@ -323,16 +258,6 @@ export class ReplyWorker {
     }
     return false;
   }
-}
-
-/** The platform's streams, when it has them, the workspace streams, and the conversation takes a stream. */
-function streamsFor<C>(
-  adapter: PlatformAdapter<C>,
-  workspace: Workspace<C>,
-  reply: OutboundReply,
-): OutboundStreams<C> | undefined {
-  const { streams } = adapter;
-  return streams && workspace.settings.streaming && streams.accepts(reply, workspace) ? streams : undefined;
 }
 
 interface ComposeHooks {
