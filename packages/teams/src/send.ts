@@ -35,7 +35,30 @@ export class ReplySender {
   }
 
   /** Posts one activity in answer to the user's (a message, a typing indicator, a streaming update), once. */
-  async post(
+  post(
+    reply: OutboundReply,
+    workspace: Workspace<TeamsCredentials>,
+    tokens: BotTokenClient,
+    activity: Record<string, unknown>,
+  ): Promise<SentReply> {
+    return this.write("POST", reply.event.conversation.replyToId, reply, workspace, tokens, activity);
+  }
+
+  /** Replaces the bot's own message `activityId` with `activity` in place: an update, so safe to repeat. */
+  update(
+    reply: OutboundReply,
+    workspace: Workspace<TeamsCredentials>,
+    tokens: BotTokenClient,
+    activityId: string,
+    activity: Record<string, unknown>,
+  ): Promise<SentReply> {
+    return this.write("PUT", activityId, reply, workspace, tokens, { ...activity, id: activityId });
+  }
+
+  /** POST answers the user's activity `activityId`; PUT replaces the bot's activity `activityId`. */
+  private async write(
+    method: "POST" | "PUT",
+    activityId: string,
     reply: OutboundReply,
     workspace: Workspace<TeamsCredentials>,
     tokens: BotTokenClient,
@@ -51,8 +74,8 @@ export class ReplySender {
       throw new SendRejectedError(`no bot token: ${error instanceof Error ? error.message : error}`, { cause: error });
     }
     const conversationPath = `v3/conversations/${encodeURIComponent(conversation.id)}`;
-    const url = `${address.serviceUrl.replace(/\/?$/, "/")}${conversationPath}/activities/${encodeURIComponent(conversation.replyToId)}`;
-    const response = await this.request(url, token, workspace.id, {
+    const url = `${address.serviceUrl.replace(/\/?$/, "/")}${conversationPath}/activities/${encodeURIComponent(activityId)}`;
+    const response = await this.request(method, url, token, workspace.id, {
       ...activity,
       replyToId: conversation.replyToId,
       from: { id: address.botId ?? `28:${workspace.credentials.appId}`, name: address.botName },
@@ -64,10 +87,16 @@ export class ReplySender {
     return this.outcome(response, workspace.id, throttleKey, tokens);
   }
 
-  private async request(url: string, token: string, workspaceId: string, activity: object): Promise<Response> {
+  private async request(
+    method: string,
+    url: string,
+    token: string,
+    workspaceId: string,
+    activity: object,
+  ): Promise<Response> {
     try {
       return await fetch(url, {
-        method: "POST",
+        method,
         headers: {
           authorization: `Bearer ${token}`,
           "content-type": "application/json; charset=utf-8",

@@ -22,7 +22,8 @@ const streamInfo = (fields: Record<string, unknown>) => ({ type: "streaminfo", .
  * an informative update opens the stream and names it (its activity id is the stream id), streaming updates carry
  * the whole text so far about once a second, and a final message with the same stream id ends it. Each update is a
  * POST of a typing activity with a `streaminfo` entity, through the reply sender (no SDK retries; 429 honoured).
- * Updates carry the text so far, so the opener keeps it; a takeover only ever sends the final message.
+ * Updates carry the text so far, so the opener keeps it; a takeover only ever sends the final message, or, where the
+ * stream is over already, updates the message it became.
  */
 export class TeamsStreams implements OutboundStreams<TeamsCredentials> {
   readonly writeIntervalMs = 1_000;
@@ -69,7 +70,19 @@ export class TeamsStreams implements OutboundStreams<TeamsCredentials> {
   }
 
   async complete(write: StreamWrite, streamId: string, workspace: Workspace<TeamsCredentials>): Promise<void> {
-    await this.final(write, streamId, workspace);
+    try {
+      await this.final(write, streamId, workspace);
+    } catch (error) {
+      if (!(error instanceof StreamEndedError)) throw error;
+      // The stream is over: its final message landed already (a holder that died before its commit) or its time ran
+      // out. The message it became is then given the whole answer in place, which is safe to repeat.
+      await this.sender.update(write, workspace, this.tokens(workspace), streamId, {
+        type: "message",
+        text: write.text,
+        textFormat: "markdown",
+      });
+      this.opened.delete(streamId);
+    }
   }
 
   private async final(write: StreamWrite, streamId: string, workspace: Workspace<TeamsCredentials>): Promise<void> {

@@ -74,6 +74,33 @@ describe("Teams streamed messages at the fake connector", () => {
     expect(late).toBeInstanceOf(StreamEndedError);
   });
 
+  it("complete is safe to repeat: after the stream's final message landed it updates that message in place", async () => {
+    // The opener finished its stream and died before its commit; the takeover completes the same stream again.
+    const event = await userEvent("finished, then taken over", { conversationType: "personal" });
+    const { messageId } = await t.adapter.streams.start(replyTo(event, "The whole "), t.workspace);
+    await t.adapter.streams.stop(replyTo(event, "answer."), messageId, t.workspace);
+    const other = new TeamsAdapter({ ...endpointsOf(t.bf), timeoutMs: 1_000 });
+    await other.streams.complete(replyTo(event, "The whole answer."), messageId, t.workspace);
+    await other.streams.complete(replyTo(event, "The whole answer."), messageId, t.workspace);
+    expect(t.bf.activities.filter((a) => a.id === messageId)).toMatchObject([
+      { activity: { type: "message", text: "The whole answer." }, updates: 2 },
+    ]);
+  });
+
+  it("a stream whose time ran out is completed by an update: the message it showed gets the whole answer", async () => {
+    const event = await userEvent("a long answer", { conversationType: "personal" });
+    const { messageId } = await t.adapter.streams.start(replyTo(event, "Part "), t.workspace);
+    await t.adapter.streams.append(replyTo(event, "one, "), messageId, t.workspace);
+    t.bf.expireStreams();
+    const late = await t.adapter.streams.append(replyTo(event, "part two"), messageId, t.workspace).catch((e) => e);
+    expect(late).toBeInstanceOf(StreamEndedError);
+    await t.adapter.streams.complete(replyTo(event, "Part one, part two."), messageId, t.workspace);
+    expect(t.bf.streams.get(messageId)?.finished).toBe(true);
+    expect(t.bf.activities.filter((a) => a.id === messageId)).toMatchObject([
+      { activity: { type: "message", text: "Part one, part two." } },
+    ]);
+  });
+
   it("a 429 on a streaming update is a RateLimitedError: nothing was updated", async () => {
     const event = await userEvent("slow down", { conversationType: "personal" });
     const { messageId } = await t.adapter.streams.start(replyTo(event, "One"), t.workspace);

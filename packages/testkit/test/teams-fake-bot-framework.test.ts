@@ -73,6 +73,8 @@ describe("FakeBotFramework", () => {
       appId,
       id,
       activity: { type: "message", text: "hi" },
+      at: expect.any(Number),
+      updates: 0,
     });
   });
 

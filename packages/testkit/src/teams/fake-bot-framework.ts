@@ -35,14 +35,22 @@ export interface RecordedActivity {
   /** The id the connector gave the posted activity. */
   id: string;
   activity: Record<string, unknown>;
+  /** When the connector accepted it (ms since the epoch). */
+  at: number;
+  /** How often the bot replaced it in place since (PUT). */
+  updates: number;
 }
 
 /** A streamed message as the fake connector keeps it: its updates, in order, until its final message. */
 export interface FakeTeamsStream {
   conversationId: string;
+  /** The user's activity the stream answers. */
+  replyToId?: string;
   updates: { streamType: string; streamSequence: number; text: string }[];
   /** Set once the final message arrived; the stream is then the message `activities` holds under its id. */
   finished: boolean;
+  /** Its time ran out before a final message (Teams gives a stream two minutes): it takes no more stream writes. */
+  expired?: boolean;
 }
 
 /** A reply the connector would receive: the conversation and the user's activity it answers. */
@@ -71,7 +79,7 @@ export class FakeBotFramework {
   readonly activities: RecordedActivity[] = [];
   /** Streams (by stream id) and plain typing indicators, apart from the messages above. */
   readonly streams = new Map<string, FakeTeamsStream>();
-  readonly typing: { conversationId: string; at: number }[] = [];
+  readonly typing: { conversationId: string; replyToId?: string; at: number }[] = [];
   private readonly apps = new Map<string, { password: string; authority: string }>();
   private readonly tokens = new Map<string, { appId: string; expiresAt: number }>();
 
@@ -83,6 +91,7 @@ export class FakeBotFramework {
       "POST /:authority/oauth2/v2.0/token": (call) => this.issueToken(call, call.params.authority ?? ""),
       [`POST /${region}/v3/conversations/:conversationId/activities/:activityId`]: postActivity,
       [`POST /${region}/v3/conversations/:conversationId/activities`]: postActivity,
+      [`PUT /${region}/v3/conversations/:conversationId/activities/:activityId`]: (call) => this.updateActivity(call),
     });
   }
 
@@ -187,6 +196,12 @@ export class FakeBotFramework {
     return this;
   }
 
+  /** Ends every open stream as its two minutes would: stream writes to it are refused; an update makes it a message. */
+  expireStreams(): this {
+    for (const stream of this.streams.values()) if (!stream.finished) stream.expired = true;
+    return this;
+  }
+
   close(): Promise<void> {
     return this.server.close();
   }
@@ -224,19 +239,23 @@ export class FakeBotFramework {
     };
   }
 
-  private postActivity(call: RecordedCall): FakeResponse {
-    const { params } = call;
+  /** The app whose live bearer token authorizes the call, if any. */
+  private grantOf(call: RecordedCall): { appId: string } | undefined {
     const token = /^Bearer (.+)$/.exec(String(call.headers.authorization ?? ""))?.[1];
     const grant = token === undefined ? undefined : this.tokens.get(token);
-    if (!grant || grant.expiresAt <= Date.now()) {
-      return { status: 401, body: { message: "Authorization has been denied for this request." } };
-    }
+    return grant && grant.expiresAt > Date.now() ? grant : undefined;
+  }
+
+  private postActivity(call: RecordedCall): FakeResponse {
+    const { params } = call;
+    const grant = this.grantOf(call);
+    if (!grant) return { status: 401, body: { message: "Authorization has been denied for this request." } };
     const activity = (call.body ?? {}) as Record<string, unknown>;
     const conversationId = params.conversationId ?? "";
     const info = streamInfoOf(activity);
     if (info) return this.streamActivity(call, activity, info, grant.appId);
     if (activity.type === "typing") {
-      this.typing.push({ conversationId, at: Date.now() });
+      this.typing.push({ conversationId, replyToId: params.activityId, at: Date.now() });
       return { status: 201, body: { id: nextTeamsMessageId() } };
     }
     const id = nextTeamsMessageId();
@@ -246,8 +265,34 @@ export class FakeBotFramework {
       appId: grant.appId,
       id,
       activity,
+      at: Date.now(),
+      updates: 0,
     });
     return { status: 201, body: { id } };
+  }
+
+  /**
+   * The connector's update (PUT): replaces a message the bot posted, in its conversation. A stream whose time ran out
+   * is the message it showed, so an update finishes it; an open stream is not a message yet (404).
+   */
+  private updateActivity(call: RecordedCall): FakeResponse {
+    const grant = this.grantOf(call);
+    if (!grant) return { status: 401, body: { message: "Authorization has been denied for this request." } };
+    const conversationId = call.params.conversationId ?? "";
+    const id = call.params.activityId ?? "";
+    const activity = (call.body ?? {}) as Record<string, unknown>;
+    const posted = this.activities.find((a) => a.id === id && a.conversationId === conversationId);
+    if (posted) {
+      posted.activity = activity;
+      posted.updates++;
+      return { status: 200, body: { id } };
+    }
+    const stream = this.streams.get(id);
+    if (!stream?.expired || stream.conversationId !== conversationId) return streamError(404, "NotFound");
+    stream.finished = true;
+    const replyToId = stream.replyToId;
+    this.activities.push({ conversationId, replyToId, appId: grant.appId, id, activity, at: Date.now(), updates: 1 });
+    return { status: 200, body: { id } };
   }
 
   /**
@@ -269,13 +314,14 @@ export class FakeBotFramework {
     if (activity.type === "typing" && info.streamId === undefined) {
       if (info.streamSequence !== 1) return streamError(400, "ContentStreamSequenceOrderPreConditionFailed");
       const id = nextTeamsMessageId();
-      this.streams.set(id, { conversationId, updates: [{ streamType, streamSequence: 1, text }], finished: false });
+      const updates = [{ streamType, streamSequence: 1, text }];
+      this.streams.set(id, { conversationId, replyToId: call.params.activityId, updates, finished: false });
       return { status: 201, body: { id } };
     }
     const streamId = String(info.streamId ?? "");
     const stream = this.streams.get(streamId);
     if (!stream || stream.conversationId !== conversationId) return streamError(404, "ContentStreamNotFound");
-    if (stream.finished) return streamError(403, "ContentStreamNotAllowed");
+    if (stream.finished || stream.expired) return streamError(403, "ContentStreamNotAllowed");
     if (activity.type === "typing") {
       const last = stream.updates.at(-1)?.streamSequence ?? 0;
       const sequence = Number(info.streamSequence);
@@ -285,7 +331,15 @@ export class FakeBotFramework {
     }
     if (activity.type !== "message" || streamType !== "final") return streamError(400, "BadArgument");
     stream.finished = true;
-    this.activities.push({ conversationId, replyToId: call.params.activityId, appId, id: streamId, activity });
+    this.activities.push({
+      conversationId,
+      replyToId: call.params.activityId,
+      appId,
+      id: streamId,
+      activity,
+      at: Date.now(),
+      updates: 0,
+    });
     return { status: 201, body: { id: streamId } };
   }
 }
