@@ -76,6 +76,28 @@ describe("ReplyWorker: streamed answers", () => {
     expect(await died).toBeInstanceOf(Error);
   });
 
+  it("a holder that died between its stream's end and its commit: the takeover completes it again, asks no LLM", async () => {
+    let now = Date.now();
+    const store = new MemoryClaimStore({ now: () => now });
+    const platform = new StreamingUnitPlatform();
+    const event = newEvent();
+    const dying = instance(store, platform);
+    // It dies once its stop has landed: its commit never comes.
+    dying.ledger.commit = () => new Promise<boolean>(() => {});
+    void dying.worker.handle(job(event, 1));
+    await expect.poll(() => platform.messages[0]?.streaming).toBe(false);
+    now += leaseMs + 1;
+
+    const taker = instance(store, platform);
+    await taker.worker.handle(job(event, 2));
+    // The same message once more, through `complete` (which every platform's streams must take again safely).
+    expect(platform.writes.at(-1)).toMatchObject({ method: "complete", messageId: "s1", text: answer(1) });
+    expect(platform.messages).toEqual([expect.objectContaining({ id: "s1", text: answer(1), streaming: false })]);
+    expect(platform.posts).toEqual([]);
+    expect(taker.agent.calls).toBe(0);
+    expect(await taker.ledger.claim(event, "job-2")).toEqual({ outcome: "answered" });
+  });
+
   it("a takeover finds a stream its dead opener never recorded, and completes it instead of posting", async () => {
     let now = Date.now();
     const store = new MemoryClaimStore({ now: () => now });
