@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { settle } from "@resident/testkit";
 import type { AnthropicCall } from "@resident/testkit/anthropic";
 import type { DeployedInstance } from "@resident/testkit/deployment";
@@ -100,6 +101,32 @@ function verdicts(asked: Asked[]) {
   });
 }
 
+/**
+ * The instance holding open the LLM calls of the most of `asked` that are `midStream`, once it holds at least two,
+ * and those messages: the instance to kill mid-answer.
+ */
+async function busiestStreamer<M extends { tag: string }>(
+  asked: M[],
+  midStream: (m: M) => boolean,
+): Promise<{ victim: DeployedInstance; cutOff: M[] }> {
+  const byTag = new Map(asked.map((m) => [m.tag, m]));
+  const streamingOn = (instance: DeployedInstance) =>
+    d()
+      .llm.calls()
+      .filter((call) => call.status === undefined && d().instanceOf(call) === instance)
+      .map((call) => byTag.get(llmTag(call) ?? ""))
+      .filter((m): m is M => m !== undefined && midStream(m));
+  const victim = await vi.waitFor(
+    () => {
+      const busiest = [...d().instances].sort((a, b) => streamingOn(b).length - streamingOn(a).length)[0];
+      if (!busiest || streamingOn(busiest).length < 2) throw new Error("no instance streams two answers yet");
+      return busiest;
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  return { victim, cutOff: streamingOn(victim) };
+}
+
 it("a storm with streaming on: one bot message per user message, holding the LLM's whole answer", {
   timeout: 180_000,
 }, async () => {
@@ -130,25 +157,12 @@ it("kill -9 of the streaming instance mid-answer: each message still ends as one
 }, async () => {
   d().llm.answerWith(answerer).streamSlowly(250);
   const asked = await ask(12, "sk", true);
-  const byTag = new Map(asked.map((m) => [m.tag, m]));
-  // The victim: an instance with at least two answers streaming into Slack (their LLM streams are still open). A kill
-  // right after a stream's first write (before its id is recorded) is the unit tests' case (streamed-reply.test.ts).
-  const streamingOn = (instance: DeployedInstance) =>
-    d()
-      .llm.calls()
-      .filter((call) => call.status === undefined && d().instanceOf(call) === instance)
-      .map((call) => byTag.get(llmTag(call) ?? ""))
-      // Streaming past its first write: its id is recorded and appends have followed.
-      .filter((m): m is Asked => m !== undefined && botMessages(m).some((p) => p.streaming && p.text.length > 20));
-  const victim = await vi.waitFor(
-    () => {
-      const busiest = [...d().instances].sort((a, b) => streamingOn(b).length - streamingOn(a).length)[0];
-      if (!busiest || streamingOn(busiest).length < 2) throw new Error("no instance streams two answers yet");
-      return busiest;
-    },
-    { timeout: 30_000, interval: 20 },
+  // The victim: an instance with at least two answers streaming into Slack (their LLM streams are still open), past
+  // their first write: their ids are recorded and appends have followed. A kill right after a stream's first write
+  // (before its id is recorded) is the unit tests' case (streamed-reply.test.ts).
+  const { victim, cutOff } = await busiestStreamer(asked, (m) =>
+    botMessages(m).some((p) => p.streaming && p.text.length > 20),
   );
-  const cutOff = streamingOn(victim);
   await victim.kill();
   const partial = cutOff.map((m) => botMessages(m)[0]?.text.length ?? 0);
 
@@ -205,6 +219,7 @@ it("Teams: personal chats stream into one final message; group chats and channel
   const teams = await d().connectTeams();
   const personal = Array.from({ length: 10 }, () => question("tp"));
   const channel = Array.from({ length: 5 }, () => question("tc"));
+  const group = Array.from({ length: 5 }, () => question("tg"));
   const deliveries = [
     ...personal.flatMap(({ text }) => {
       const activity = teams.message(text, { conversationType: "personal" });
@@ -214,19 +229,24 @@ it("Teams: personal chats stream into one final message; group chats and channel
       const activity = teams.message(text);
       return [activity, teams.retryOf(activity)].map((a) => () => teams.send(a));
     }),
+    ...group.flatMap(({ text }) => {
+      const activity = teams.message(text, { conversationType: "groupChat" });
+      return [activity, teams.retryOf(activity)].map((a) => () => teams.send(a));
+    }),
   ];
   const fired = await fire(deliveries, 16);
   expect(Object.fromEntries(fired.statuses)).toEqual({ 200: deliveries.length });
   const replies = (tag: string) =>
     d().teams.activities.filter((reply) => String(reply.activity.text ?? "").includes(tag));
-  await vi.waitFor(() => expect([...personal, ...channel].filter(({ tag }) => replies(tag).length === 0)).toEqual([]), {
+  const all = [...personal, ...channel, ...group];
+  await vi.waitFor(() => expect(all.filter(({ tag }) => replies(tag).length === 0)).toEqual([]), {
     timeout: 60_000,
     interval: 100,
   });
   await drained(d(), 60_000);
   await settle(2_000);
 
-  const wrong = [...personal, ...channel].flatMap(({ tag, text }) => {
+  const wrong = all.flatMap(({ tag, text }) => {
     const found = replies(tag);
     if (found.length !== 1) return [`${tag}: ${found.length} messages`];
     if (found[0]?.activity.text !== answerTo(text)) return [`${tag}: text ${String(found[0]?.activity.text)}`];
@@ -236,6 +256,7 @@ it("Teams: personal chats stream into one final message; group chats and channel
   report("teams streaming", {
     personal: personal.length,
     channel: channel.length,
+    groupChat: group.length,
     streams: d().teams.streams.size,
     updates: [...d().teams.streams.values()].reduce((n, s) => n + s.updates.length, 0),
     typing: d().teams.typing.length,
@@ -244,8 +265,136 @@ it("Teams: personal chats stream into one final message; group chats and channel
   // Personal: each final message ends a stream that began with an informative update; nothing left unfinished.
   expect(personal.filter(({ tag }) => streamOf(tag)?.updates[0]?.streamType !== "informative")).toEqual([]);
   expect([...d().teams.streams.values()].filter((s) => !s.finished)).toEqual([]);
-  // Channels: no stream, one post, and the bot was shown typing first.
-  expect(channel.filter(({ tag }) => streamOf(tag) !== undefined)).toEqual([]);
-  expect(d().teams.typing.length).toBeGreaterThanOrEqual(channel.length);
+  // Channels and group chats, which refuse streams (ContentStreamNotAllowed): none was tried, each message was posted
+  // once, and the bot was shown typing in answer to it before that post.
+  const unstreamed = [...channel, ...group];
+  expect(unstreamed.filter(({ tag }) => streamOf(tag) !== undefined)).toEqual([]);
+  const refusedStreamWrites = d().teams.server.calls.filter(
+    (call) => (call.status ?? 0) >= 400 && JSON.stringify(call.body ?? {}).includes('"streaminfo"'),
+  );
+  expect(refusedStreamWrites).toHaveLength(0);
+  const typedFirst = ({ tag }: { tag: string }) =>
+    d().teams.typing.some((t) => t.replyToId === replies(tag)[0]?.replyToId && t.at <= (replies(tag)[0]?.at ?? 0));
+  expect(unstreamed.filter((m) => !typedFirst(m)).map(({ tag }) => tag)).toEqual([]);
+  d().llm.clearFaults();
+});
+
+it("Teams: kill -9 of the instance streaming one-on-one answers: each ends as the final message of its one stream", {
+  timeout: 180_000,
+}, async () => {
+  d().llm.answerWith(answerer).streamSlowly(250);
+  const teams = await d().connectTeams();
+  const bf = d().teams;
+  // One user per chat, as Teams streams one answer per chat at a time; each message delivered twice and retried.
+  const asked = Array.from({ length: 12 }, (_, i) => {
+    const { tag, text } = question("tk");
+    const from = { id: `29:1streamUser${i}`, name: `User ${i}`, aadObjectId: randomUUID() };
+    const activity = teams.message(text, { conversationType: "personal", conversationId: `a:1chat-${tag}`, from });
+    const retry = teams.retryOf(activity);
+    return {
+      tag,
+      text,
+      chat: activity.conversation.id,
+      ids: new Set([activity.id, retry.id]),
+      deliveries: [activity, activity, retry],
+    };
+  });
+  type Asked = (typeof asked)[number];
+  const fired = await fire(
+    asked.flatMap((m) => m.deliveries.map((a) => () => teams.send(a))),
+    16,
+  );
+  expect(Object.fromEntries(fired.statuses)).toEqual({ 200: asked.length * 3 });
+
+  const streamsOf = (m: Asked) =>
+    [...bf.streams].filter(([, s]) => s.conversationId === m.chat && m.ids.has(s.replyToId ?? ""));
+  const finalsOf = (m: Asked) => bf.activities.filter((a) => String(a.activity.text ?? "").includes(m.tag));
+  // The victim: an instance streaming at least two answers whose streams have had a streaming update (their ids are
+  // recorded: the writer records the id before its second write).
+  const { victim, cutOff } = await busiestStreamer(asked, (m) =>
+    streamsOf(m).some(([, s]) => !s.finished && (s.updates.at(-1)?.text.length ?? 0) > 20),
+  );
+  await victim.kill();
+  const cutOffStreams = new Map(cutOff.map((m) => [m.tag, streamsOf(m)[0]?.[0]]));
+  const partial = cutOff.map((m) => streamsOf(m)[0]?.[1].updates.at(-1)?.text.length ?? 0);
+
+  await vi.waitFor(() => expect(asked.filter((m) => finalsOf(m).length === 0).map((m) => m.tag)).toEqual([]), {
+    timeout: 2 * lockSeconds * 1000 + leaseSeconds * 1000 + 60_000,
+    interval: 100,
+  });
+  await drained(d(), 60_000);
+  await settle(2_000);
+
+  const wrong = asked.flatMap((m) => {
+    const finals = finalsOf(m);
+    const streams = streamsOf(m);
+    const issues: string[] = [];
+    if (finals.length !== 1) issues.push(`${finals.length} messages`);
+    if (finals[0] && finals[0].activity.text !== answerTo(m.text))
+      issues.push(`text ${String(finals[0].activity.text).slice(-40)}`);
+    if (streams.length !== 1) issues.push(`${streams.length} streams`);
+    if (streams.some(([, s]) => !s.finished)) issues.push("a stream left unfinished");
+    if (finals[0] && streams[0] && finals[0].id !== streams[0][0]) issues.push("final message outside its stream");
+    const cut = cutOffStreams.get(m.tag);
+    if (cut !== undefined && finals[0]?.id !== cut) issues.push(`not finished in the stream cut off (${cut})`);
+    return issues.length > 0 ? [`${m.tag}: ${issues.join(", ")}`] : [];
+  });
+  // Nothing was written to a stream after its final message (Teams refuses that), and none of these chats was sent a
+  // plain typing indicator (a one-on-one chat's stream is its indicator).
+  const chats = new Set(asked.map((m) => m.chat));
+  const refused = bf.server.calls.filter(
+    (call) => chats.has(call.params.conversationId ?? "") && (call.status ?? 0) >= 400,
+  );
+  const typing = bf.typing.filter((t) => chats.has(t.conversationId));
+  const calls = new Map<string, number>();
+  for (const call of d().llm.calls()) calls.set(llmTag(call) ?? "", (calls.get(llmTag(call) ?? "") ?? 0) + 1);
+  report("teams streaming crash", {
+    messages: asked.length,
+    victim: victim.name,
+    cutOffMidStream: cutOff.length,
+    partialChars: partial,
+    streams: asked.reduce((n, m) => n + streamsOf(m).length, 0),
+    finals: asked.reduce((n, m) => n + finalsOf(m).length, 0),
+    updates: asked.reduce((n, m) => n + streamsOf(m).reduce((k, [, s]) => k + s.updates.length, 0), 0),
+    refusedWrites: refused.length,
+    typing: typing.length,
+    llmCallsOfCutOff: cutOff.map((m) => calls.get(m.tag) ?? 0),
+  });
+  expect(wrong).toEqual([]);
+  expect(cutOff.length).toBeGreaterThanOrEqual(2);
+  expect(partial.every((chars, i) => chars < answerTo(cutOff[i]?.text ?? "").length)).toBe(true);
+  expect(refused.map((call) => `${call.status} ${call.rawBody.slice(0, 80)}`)).toEqual([]);
+  expect(typing).toEqual([]);
+  d().llm.clearFaults();
+  await victim.restart({ kill: true, readiness: "readyz" });
+});
+
+it("Teams: a stream whose time runs out mid-answer is completed in place by an update, never a second message", {
+  timeout: 120_000,
+}, async () => {
+  d().llm.answerWith(answerer).streamSlowly(150);
+  const teams = await d().connectTeams();
+  const bf = d().teams;
+  const { tag, text } = question("te");
+  const activity = teams.message(text, { conversationType: "personal", conversationId: `a:1chat-${tag}` });
+  expect((await teams.send(activity)).status).toBe(200);
+  const streams = () => [...bf.streams].filter(([, s]) => s.replyToId === activity.id);
+  const messages = () => bf.activities.filter((a) => String(a.activity.text ?? "").includes(tag));
+  await vi.waitFor(() => expect(streams()[0]?.[1].updates.length).toBeGreaterThan(1), { timeout: 20_000 });
+  bf.expireStreams();
+  await vi.waitFor(() => expect(messages()).toHaveLength(1), { timeout: 60_000, interval: 100 });
+  await drained(d(), 60_000);
+  await settle(2_000);
+
+  const [streamId, stream] = streams()[0] ?? [];
+  report("teams stream expired mid-answer", {
+    streams: streams().length,
+    streamUpdates: stream?.updates.length,
+    messages: messages().length,
+    messageUpdates: messages()[0]?.updates,
+  });
+  expect(streams()).toHaveLength(1);
+  expect(stream?.finished).toBe(true);
+  expect(messages()).toMatchObject([{ id: streamId, activity: { text: answerTo(text) }, updates: 1 }]);
   d().llm.clearFaults();
 });

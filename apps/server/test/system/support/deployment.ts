@@ -4,11 +4,17 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 /**
  * SYSTEM_SABOTAGE=reply-ledger starts every instance with the reply ledger disabled (support/disable-reply-ledger.ts,
  * preloaded): a negative control. The exactly-once assertions must then fail — proof that they can.
+ * SYSTEM_SABOTAGE=stream-record makes the ledger forget streamed messages (support/forget-streams.ts): the Teams
+ * streaming kill test must then fail.
  */
-const sabotage: Record<string, string> =
-  process.env.SYSTEM_SABOTAGE === "reply-ledger"
-    ? { NODE_OPTIONS: `--import tsx --import ${new URL("./disable-reply-ledger.ts", import.meta.url).href}` }
-    : {};
+const sabotages: Record<string, string> = {
+  "reply-ledger": "./disable-reply-ledger.ts",
+  "stream-record": "./forget-streams.ts",
+};
+const preload = sabotages[process.env.SYSTEM_SABOTAGE ?? ""];
+const sabotage: Record<string, string> = preload
+  ? { NODE_OPTIONS: `--import tsx --import ${new URL(preload, import.meta.url).href}` }
+  : {};
 
 /**
  * One deployment for a test file: started before its tests, closed (everything stopped by pid) after them even when
