@@ -18,11 +18,13 @@ import { appMention } from "@resident/testkit/slack";
 import { Queue } from "bullmq";
 import { type Baseline, startBaseline } from "./baseline.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
+import { killMidStorm } from "./kill.ts";
 import { closedLoop, openLoop, type PreparedRequest, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { CommandMonitor } from "./monitor.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
 import { type Measured, type Report, render } from "./report.ts";
+import { signedStorm, twinStorm } from "./storm.ts";
 
 const settings = {
   instances: 3,
@@ -54,6 +56,11 @@ const settings = {
   idleCapMs: 8_000,
   /** Longest wait for the workers to answer everything accepted (a busy shared machine is slow, not wrong). */
   drainTimeoutMs: 240_000,
+  /** Messages of the twin storm (6 deliveries each). */
+  stormMessages: Number(process.env.BENCH_STORM ?? 500),
+  /** Messages of the kill -9 storm, and how long the fake LLM holds each answer so the victim dies holding some. */
+  killMessages: 240,
+  killHoldMs: 1_000,
 };
 
 const say = (line = "") => process.stdout.write(`${line}\n`);
@@ -121,7 +128,9 @@ async function main(): Promise<number> {
   if (bare.status === "rejected") throw bare.reason;
   const dep = deployment as Deployment;
   const base = baseline as Baseline;
-  const ws = await dep.connectSlack();
+  // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was filed
+  // with were, and a stream takes more Slack calls an answer (start, append, stop).
+  const ws = await dep.connectSlack({ streaming: false });
   probe = new RedisProbe(dep.redis.url);
   const redis = probe;
   const replies = new Queue("replies", { prefix: "{rsd}", connection: { host: "127.0.0.1", port: dep.redis.port } });
@@ -258,6 +267,25 @@ async function main(): Promise<number> {
   const dupRoundTrips = await monitor.stop();
   const postsAfterDuplicates = postCount(dep);
 
+  // The twin storm: each message as app_mention + message, 2–4 copies each, side by side (6 deliveries a message).
+  const storm = twinStorm(ws, settings.stormMessages, (i) => `bench stormed question ${i}: when does the office open?`);
+  for (const message of storm) sentThreads.push(message.thread);
+  const stormRequests = signedStorm(ws, storm);
+  step(`twin storm: ${storm.length} messages as ${stormRequests.length} deliveries, until each is answered`);
+  const postsBeforeStorm = postCount(dep);
+  const stormBefore = await redis.snapshot();
+  const stormStarted = performance.now();
+  const stormFire = await closedLoop(dep.url, new RequestFeed(stormRequests), {
+    connections: settings.connections,
+    amount: stormRequests.length,
+  });
+  await until(() => postCount(dep) - postsBeforeStorm >= storm.length, settings.drainTimeoutMs, "the storm's replies");
+  const stormS = (performance.now() - stormStarted) / 1000;
+  await sleep(settings.settleMs);
+  const stormAfter = await redis.snapshot();
+  acceptedUnique += storm.length;
+  const stormCounts = dep.slack.countsByThread();
+
   // A Redis outage: the same closed-loop run (workers live) and the same fixed rate, taken in by PostgreSQL.
   step("Redis outage: killing Redis, waiting for every instance to take deliveries in through PostgreSQL");
   await replies.close();
@@ -306,6 +334,14 @@ async function main(): Promise<number> {
   step("auditing every key in Redis");
   const audit: KeyAudit = await redis.audit();
 
+  // Last, for it leaves one instance dead: kill -9 mid-storm, and how long its in-flight messages wait for an answer.
+  step(`kill -9 mid-storm: ${settings.killMessages} messages as twins, one instance killed holding answers`);
+  const killed = await killMidStorm(dep, ws, {
+    messages: settings.killMessages,
+    holdMs: settings.killHoldMs,
+    timeoutMs: settings.drainTimeoutMs,
+  });
+
   const report: Report = {
     machine,
     settings: { ...settings, rate },
@@ -326,6 +362,15 @@ async function main(): Promise<number> {
       healMs,
       drainS: outageDrain.seconds,
     },
+    twinStorm: {
+      messages: storm.length,
+      deliveries: stormRequests.length,
+      fire: stormFire,
+      seconds: stormS,
+      redis: windowOf(stormBefore, stormAfter),
+      exact: storm.filter((m) => stormCounts.get(m.thread) === 1).length,
+    },
+    kill: killed,
     e2e: {
       messages: n,
       ...e2e.result,
