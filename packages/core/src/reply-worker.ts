@@ -113,13 +113,9 @@ export class ReplyWorker {
     try {
       // An earlier attempt's answer is posted as it was written: the LLM is asked once per message.
       if (journaled !== undefined) trace.getActiveSpan()?.addEvent("answer replayed from the journal");
+      const composed = (hooks: ComposeHooks) => this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks);
       const answerText = async (hooks: ComposeHooks) =>
-        journaled ??
-        (await ledger.journalAnswer(
-          event,
-          await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks),
-          ttlMs,
-        ));
+        journaled ?? (await ledger.journalAnswer(event, await composed(hooks), ttlMs));
       const streams = streamsFor(adapter, workspace, { event, text: "", replyKey: replyKey(event) });
       // A reply an earlier attempt began to stream is finished in that same message, never posted a second time.
       let streamed = streams && (await ledger.streamedMessage(event));
@@ -151,7 +147,15 @@ export class ReplyWorker {
                 logger: this.deps.logger,
               })
             : undefined;
-        text = await answerText({ onText: writer?.push, onStart: working.show });
+        const hooks = { onText: writer?.push, onStart: working.show };
+        if (sending === undefined && journaled === undefined) {
+          const answer = await composed(hooks);
+          // A post's mark is taken as its answer is journaled, one step, unless its lease was lost meanwhile.
+          if (lease.signal.aborted) text = await ledger.journalAnswer(event, answer, ttlMs);
+          else ({ text, sending } = await ledger.journalAndBeginSend(event, answer, job.id, ttlMs));
+        } else {
+          text = await answerText(hooks);
+        }
         lease.signal.throwIfAborted();
         stage = "send";
         const reply = { event, text, replyKey: replyKey(event) };

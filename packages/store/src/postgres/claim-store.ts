@@ -5,6 +5,7 @@ import {
   type ClaimStore,
   CorruptRecordError,
   type HeldClaim,
+  type JournalEntry,
 } from "@resident/core";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
@@ -48,6 +49,43 @@ on conflict (key) do update
   set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
   where c.expires_at <= now()
 returning value`;
+
+/*
+ * journalStatement on $1–$3 and claimStatement's claim on $4–$7, in one statement: the journal's value that stands
+ * (written, or the live row's) and the claim taken or the holder's row. As in claimStatement, a row committed by a
+ * concurrent statement after this one began is in neither read; `journalAndClaim` then asks again separately.
+ */
+const journalAndClaimStatement = `
+with journaled as (
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  values ($1, null, null, true, $2, ${msFromNow(3)})
+  on conflict (key) do update
+    set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning value
+),
+taken as (
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  values ($4, $5, $6, false, null, ${msFromNow(7)})
+  on conflict (key) do update
+    set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning 1
+)
+select
+  coalesce(
+    (select value from journaled),
+    (select value from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled))
+  ) as journaled,
+  (select done from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled))
+    as journal_done,
+  exists (select 1 from taken) as taken,
+  holder.owner, holder.done, holder.value
+from (select 1) as one
+left join lane_claims as holder
+  on holder.key = $4 and holder.expires_at > now() and not exists (select 1 from taken)`;
+
+type JournalAndClaimRow = ClaimRow & { journaled: string | null; journal_done: boolean | null };
 
 /** A row is held by `token` while it is in progress and unexpired. */
 const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
@@ -115,6 +153,23 @@ export class PgClaimStore implements ClaimStore {
         if (attempt >= 3) throw new Error(`journal of ${key} kept changing hands`);
       }
     });
+  }
+
+  /** One statement; a row that changed hands as it ran (seen by neither read) sends that half down its own path. */
+  async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
+    const token = randomBytes(16).toString("base64url");
+    const params = [entry.key, entry.value, entry.ttlMs, key, token, owner, leaseMs];
+    const [row] = await laneCall("journalAndClaim", () =>
+      this.sql.query<JournalAndClaimRow>(journalAndClaimStatement, params),
+    );
+    if (row?.journal_done === false) throw new CorruptRecordError(`${entry.key} is claimed, not journaled`);
+    const journaled = row?.journaled ?? (await this.journal(entry.key, entry.value, entry.ttlMs));
+    const claim: ClaimResult = row?.taken
+      ? { claimed: true, token }
+      : row?.done != null
+        ? { claimed: false, record: toRecord(row) }
+        : await this.claim(key, owner, leaseMs);
+    return { journaled, claim };
   }
 
   journaled(key: string): Promise<string | undefined> {
