@@ -17,20 +17,37 @@ type ClaimRow = {
   journaled?: string | null;
 };
 
-/*
- * Takes the key when it is absent or its row has expired, in one statement, which also reads the journal named by $5
- * (null: none) from the same snapshot. When the key is held the statement also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim committed
- * after it began; `claim` then reads again.
+/**
+ * Takes the key ($k) for the token and owner ($k+1, $k+2) for $k+3 ms when it is absent or its row has expired;
+ * `returning 1` only if it did.
  */
-const claimStatement = `
-with taken as (
+const takeClaim = (k: number) => `
   insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  values ($1, $2, $3, false, null, ${msFromNow(4)})
+  values ($${k}, $${k + 1}, $${k + 2}, false, null, ${msFromNow(k + 3)})
   on conflict (key) do update
     set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
     where c.expires_at <= now()
-  returning 1
-)
+  returning 1`;
+
+/**
+ * Writes a done row with the value ($k+1) under the key ($k) for $k+2 ms where the key is absent or expired; a live
+ * row is left as it is. `returning value` only if it wrote.
+ */
+const writeJournal = (k: number) => `
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  values ($${k}, null, null, true, $${k + 1}, ${msFromNow(k + 2)})
+  on conflict (key) do update
+    set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning value`;
+
+/*
+ * Takes the key when it is absent or its row has expired, in one statement, which also reads the journal named by $5
+ * (null: none) from the same snapshot. When the key is held the statement also reads the holder's row — but from the
+ * statement's snapshot, which misses a row a concurrent claim committed after it began; `claim` then reads again.
+ */
+const claimStatement = `
+with taken as (${takeClaim(1)})
 select true as taken, null as owner, null as done, null as value,
   (select value from lane_claims where key = $5::text and done and expires_at > now()) as journaled
 from taken
@@ -42,13 +59,7 @@ const readStatement =
   "select false as taken, owner, done, value from lane_claims where key = $1 and expires_at > now()";
 
 /** Writes a done row where the key is absent or expired; a live row is left as it is, and read back by `journal`. */
-const journalStatement = `
-insert into lane_claims as c (key, token, owner, done, value, expires_at)
-values ($1, null, null, true, $2, ${msFromNow(3)})
-on conflict (key) do update
-  set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
-  where c.expires_at <= now()
-returning value`;
+const journalStatement = writeJournal(1);
 
 /*
  * journalStatement on $1–$3 and claimStatement's claim on $4–$7, in one statement: the journal's value that stands
@@ -56,29 +67,14 @@ returning value`;
  * concurrent statement after this one began is in neither read; `journalAndClaim` then asks again separately.
  */
 const journalAndClaimStatement = `
-with journaled as (
-  insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  values ($1, null, null, true, $2, ${msFromNow(3)})
-  on conflict (key) do update
-    set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
-    where c.expires_at <= now()
-  returning value
-),
-taken as (
-  insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  values ($4, $5, $6, false, null, ${msFromNow(7)})
-  on conflict (key) do update
-    set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
-    where c.expires_at <= now()
-  returning 1
+with journaled as (${writeJournal(1)}),
+taken as (${takeClaim(4)}),
+standing as (
+  select value, done from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled)
 )
 select
-  coalesce(
-    (select value from journaled),
-    (select value from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled))
-  ) as journaled,
-  (select done from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled))
-    as journal_done,
+  coalesce((select value from journaled), (select value from standing)) as journaled,
+  (select done from standing) as journal_done,
   exists (select 1 from taken) as taken,
   holder.owner, holder.done, holder.value
 from (select 1) as one
