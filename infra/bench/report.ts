@@ -83,6 +83,8 @@ export interface Report {
     replies: number;
     duplicatesFire: ClosedLoopResult;
     newPostsFromDuplicates: number;
+    /** PostgreSQL transactions (each service statement is one) around the batch, and around the idle window. */
+    postgres: { transactions: number; ms: number; idleTransactions: number; idleMs: number };
   };
   redis: {
     unique: RedisWindow;
@@ -266,6 +268,14 @@ export function render(r: Report): { text: string; markdown: string; failures: s
         "CPU ms per message",
         `${cpuPer(e.cpu, e.messages, "servers")}`,
         `servers (ingest + worker); Redis ${cpuPer(e.cpu, e.messages, "redis")}, nginx ${cpuPer(e.cpu, e.messages, "nginx")}, fakes + generator ${cpuPer(e.cpu, e.messages, "self")}`,
+      ],
+      [
+        "PostgreSQL statements per message",
+        fixed(
+          (e.postgres.transactions - (e.postgres.idleTransactions / e.postgres.idleMs) * e.postgres.ms) / e.messages,
+          2,
+        ),
+        `transactions in the database (each statement of the service is one), net of ${int(e.postgres.idleTransactions)} in the idle window (pollers, sweepers)`,
       ],
       [
         "workers alone",

@@ -22,6 +22,7 @@ import { killMidStorm } from "./kill.ts";
 import { closedLoop, openLoop, type PreparedRequest, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { CommandMonitor } from "./monitor.ts";
+import { PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
 import { type Measured, type Report, render } from "./report.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
@@ -71,12 +72,14 @@ const step = (line: string) => process.stderr.write(`· ${line}\n`);
 let deployment: Deployment | undefined;
 let baseline: Baseline | undefined;
 let probe: RedisProbe | undefined;
+let database: PostgresProbe | undefined;
 let queue: Queue | undefined;
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
     await queue?.close().catch(() => {});
     probe?.close();
+    await database?.close().catch(() => {});
     await Promise.allSettled([deployment?.close(), baseline?.close()]);
   })());
 
@@ -133,6 +136,8 @@ async function main(): Promise<number> {
   const ws = await dep.connectSlack({ streaming: false });
   probe = new RedisProbe(dep.redis.url);
   const redis = probe;
+  database = await PostgresProbe.connect(dep.database.url);
+  const pg = database;
   const replies = new Queue("replies", { prefix: "{rsd}", connection: { host: "127.0.0.1", port: dep.redis.port } });
   queue = replies;
 
@@ -237,6 +242,7 @@ async function main(): Promise<number> {
   const postsBefore = postCount(dep);
   step(`end to end: ${n} mentions, until ${n} replies are at the fake Slack`);
   const uniqueBefore = await redis.snapshot();
+  const pgBefore = await pg.snapshot();
   const e2e = await measured(ingestCpu(), async () => {
     const started = performance.now();
     const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
@@ -247,13 +253,16 @@ async function main(): Promise<number> {
   acceptedUnique += e2e.result.fire.ok;
   await sleep(settings.settleMs);
   const uniqueAfter = await redis.snapshot();
+  const pgAfter = await pg.snapshot();
   const windowMs = uniqueAfter.at - uniqueBefore.at;
 
   const idleMs = Math.min(windowMs, settings.idleCapMs);
   step(`idle: ${(idleMs / 1000).toFixed(1)} s with no traffic, for the background's share`);
   const idleBefore = await redis.snapshot();
+  const pgIdleBefore = await pg.snapshot();
   await sleep(idleMs);
   const idleAfter = await redis.snapshot();
+  const pgIdleAfter = await pg.snapshot();
 
   step(`duplicates: the same ${n} deliveries again, under MONITOR`);
   const monitor = await CommandMonitor.start(redis.client);
@@ -378,6 +387,12 @@ async function main(): Promise<number> {
       replies: e2eReplies,
       duplicatesFire: dupFire,
       newPostsFromDuplicates: postsAfterDuplicates - postsBefore - n,
+      postgres: {
+        transactions: pgAfter.transactions - pgBefore.transactions,
+        ms: pgAfter.at - pgBefore.at,
+        idleTransactions: pgIdleAfter.transactions - pgIdleBefore.transactions,
+        idleMs: pgIdleAfter.at - pgIdleBefore.at,
+      },
     },
     redis: {
       unique: windowOf(uniqueBefore, uniqueAfter),
