@@ -19,11 +19,13 @@ type ClaimRow = {
 
 /**
  * Takes the key ($k) for the token and owner ($k+1, $k+2) for $k+3 ms when it is absent or its row has expired;
- * `returning 1` only if it did.
+ * `returning 1` only if it did. With `after` (a CTE of the same statement), only once that CTE has run to its end:
+ * PostgreSQL runs a statement's CTEs in no set order, and two statements taking two rows in opposite orders deadlock.
  */
-const takeClaim = (k: number) => `
+const takeClaim = (k: number, after?: string) => `
   insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  values ($${k}, $${k + 1}, $${k + 2}, false, null, ${msFromNow(k + 3)})
+  select $${k}::text, $${k + 1}::text, $${k + 2}::text, false, null, ${msFromNow(k + 3)}
+  ${after ? `from (select count(*) from ${after}) as done_first` : ""}
   on conflict (key) do update
     set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
     where c.expires_at <= now()
@@ -62,13 +64,13 @@ const readStatement =
 const journalStatement = writeJournal(1);
 
 /*
- * journalStatement on $1–$3 and claimStatement's claim on $4–$7, in one statement: the journal's value that stands
+ * journalStatement on $1–$3, then claimStatement's claim on $4–$7, in one statement: the journal's value that stands
  * (written, or the live row's) and the claim taken or the holder's row. As in claimStatement, a row committed by a
  * concurrent statement after this one began is in neither read; `journalAndClaim` then asks again separately.
  */
 const journalAndClaimStatement = `
 with journaled as (${writeJournal(1)}),
-taken as (${takeClaim(4)}),
+taken as (${takeClaim(4, "journaled")}),
 standing as (
   select value, done from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled)
 )
