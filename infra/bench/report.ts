@@ -1,8 +1,11 @@
 import type { CpuUse } from "./cpu.ts";
+import { bytes, duration, fixed, int, ms, table, verdict } from "./format.ts";
+import type { KillResult } from "./kill.ts";
 import type { ClosedLoopResult, OpenLoopResult } from "./load.ts";
 import type { Machine } from "./machine.ts";
 import type { RoundTrips } from "./monitor.ts";
 import { bullmqFixedKeys, type CommandCounts, type KeyAudit, totalCalls } from "./redis-probe.ts";
+import { issueTable } from "./targets.ts";
 
 export interface RedisWindow {
   ms: number;
@@ -30,6 +33,9 @@ export interface Report {
     rateSockets: number;
     e2eMessages: number;
     e2eConnections: number;
+    stormMessages: number;
+    killMessages: number;
+    killHoldMs: number;
     rate: number;
   };
   totalS: number;
@@ -57,6 +63,17 @@ export interface Report {
     /** After the restart, until everything accepted was answered. */
     drainS: number;
   };
+  /** Each message as app_mention + message, 2–4 copies each, side by side; Redis counted around it. */
+  twinStorm: {
+    messages: number;
+    deliveries: number;
+    fire: ClosedLoopResult;
+    seconds: number;
+    redis: RedisWindow;
+    /** Stormed messages with exactly one reply. */
+    exact: number;
+  };
+  kill: KillResult;
   e2e: {
     messages: number;
     fire: ClosedLoopResult;
@@ -66,6 +83,8 @@ export interface Report {
     replies: number;
     duplicatesFire: ClosedLoopResult;
     newPostsFromDuplicates: number;
+    /** PostgreSQL transactions (each service statement is one) around the batch, and around the idle window. */
+    postgres: { transactions: number; ms: number; idleTransactions: number; idleMs: number };
   };
   redis: {
     unique: RedisWindow;
@@ -89,44 +108,6 @@ export interface Report {
 }
 
 const targets = { ratio: 0.6 };
-
-const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const fixed = (n: number, digits = 1) =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const ms = (n: number) => (n >= 100 ? int(n) : n >= 10 ? fixed(n, 1) : fixed(n, 2));
-const bytes = (n: number) =>
-  Math.abs(n) >= 2 ** 20
-    ? `${fixed(n / 2 ** 20, 1)} MiB`
-    : Math.abs(n) >= 1024
-      ? `${fixed(n / 1024, 1)} KiB`
-      : `${int(n)} B`;
-const duration = (msLeft: number) =>
-  msLeft >= 86_400_000
-    ? `${fixed(msLeft / 86_400_000, 1)} d`
-    : msLeft >= 3_600_000
-      ? `${fixed(msLeft / 3_600_000, 1)} h`
-      : msLeft >= 60_000
-        ? `${fixed(msLeft / 60_000, 1)} min`
-        : `${fixed(msLeft / 1000, 0)} s`;
-const verdict = (ok: boolean, miss = "MISS") => (ok ? "PASS" : miss);
-
-/** Left-aligned first column, right-aligned others; two spaces between columns. */
-function table(rows: string[][], indent = "  "): string[] {
-  const widths: number[] = [];
-  for (const row of rows) {
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, cell.length);
-    });
-  }
-  return rows.map(
-    (row) =>
-      indent +
-      row
-        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-        .join("  ")
-        .trimEnd(),
-  );
-}
 
 /** The printout, its Markdown file, and the checks that failed (correctness and key growth only). */
 export function render(r: Report): { text: string; markdown: string; failures: string[] } {
@@ -289,6 +270,14 @@ export function render(r: Report): { text: string; markdown: string; failures: s
         `servers (ingest + worker); Redis ${cpuPer(e.cpu, e.messages, "redis")}, nginx ${cpuPer(e.cpu, e.messages, "nginx")}, fakes + generator ${cpuPer(e.cpu, e.messages, "self")}`,
       ],
       [
+        "PostgreSQL statements per message",
+        fixed(
+          (e.postgres.transactions - (e.postgres.idleTransactions / e.postgres.idleMs) * e.postgres.ms) / e.messages,
+          2,
+        ),
+        `transactions in the database (each statement of the service is one), net of ${int(e.postgres.idleTransactions)} in the idle window (pollers, sweepers)`,
+      ],
+      [
         "workers alone",
         `${int(bl.replies / bl.result.seconds)} replies/s`,
         `the paused run's ${int(bl.jobs)} queued jobs answered in ${fixed(bl.result.seconds, 1)} s, servers ${cpuPer(bl.cpu, bl.replies, "servers")} CPU ms each`,
@@ -386,6 +375,31 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   out.push(`  target: a duplicate costs one Redis round trip   ${verdict(dupOk)}`);
   out.push("");
 
+  // 4b. The twin storm
+  const t = r.twinStorm;
+  const stormNet = (t.redis.total - idleTotalRate * t.redis.ms) / t.messages;
+  const stormOk = t.exact === t.messages;
+  out.push(
+    `4b. Twin storm — ${int(t.messages)} messages, each as app_mention + message with 2–4 copies of each, side by side: ${int(t.deliveries)} deliveries (${fixed(t.deliveries / t.messages, 1)} a message) on ${s.connections} connections`,
+  );
+  const stormTop = [...t.redis.commands.entries()].sort((x, y) => y[1] - x[1]).slice(0, 12);
+  out.push(
+    ...table([
+      ["command", "per message", "per delivery"],
+      ["all", fixed(t.redis.total / t.messages, 2), fixed(t.redis.total / t.deliveries, 2)],
+      ["all, net of the idle background", fixed(stormNet, 2), fixed((stormNet * t.messages) / t.deliveries, 2)],
+      ...stormTop.map(([c, count]) => [c, fixed(count / t.messages, 2), fixed(count / t.deliveries, 2)]),
+    ]),
+  );
+  out.push(
+    `  acked ${int(t.fire.ok)} of ${int(t.fire.sent)} (${t.fire.non2xx} non-2xx), all answered after ${fixed(t.seconds, 2)} s; window ${fixed(t.redis.ms / 1000, 1)} s with the settle time`,
+  );
+  out.push(
+    `  replies: ${int(t.exact)} of ${int(t.messages)} messages answered exactly once   ${verdict(stormOk, "FAIL")}`,
+  );
+  if (!stormOk) failures.push(`twin storm: ${t.exact} of ${t.messages} messages answered exactly once`);
+  out.push("");
+
   // 5. Memory
   const mem = r.redis.memory;
   out.push(`5. Redis memory — the ${int(mem.events)}-event end-to-end batch, after every reply and the settle time`);
@@ -452,6 +466,23 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   if (!keysOk) failures.push(`${ourOffenders.length} key pattern(s) of ours hold keys without a TTL`);
   out.push("");
 
+  // 7. kill -9 mid-storm
+  const k = r.kill;
+  out.push(
+    `7. kill -9 mid-storm — ${int(k.messages)} messages as twins (${int(k.deliveries)} deliveries), the fake LLM holding each answer ${int(s.killHoldMs)} ms; shipped lease and lock`,
+  );
+  out.push(
+    `  ${k.victim} killed holding ${k.inFlightAtKill} answers; ${k.redelivered} deliveries it left unacknowledged sent again, as Slack retries`,
+  );
+  out.push(
+    `  the last of its in-flight messages answered ${fixed(k.lastAnsweredAfterMs / 1000, 1)} s after the kill   target ≤ 15 s   ${verdict(k.lastAnsweredAfterMs <= 15_000)}`,
+  );
+  out.push(
+    `  every message answered exactly once, the dead instance's asked again once each   ${verdict(k.exact, "FAIL")}${k.exact ? "" : `: ${k.problems.join("; ")}`}`,
+  );
+  if (!k.exact) failures.push(`kill mid-storm: ${k.problems.join("; ")}`);
+  out.push("");
+
   // Correctness over the whole run
   const c = r.correctness;
   const runOk =
@@ -471,6 +502,9 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   out.push(
     "Speed targets are reported, never fatal (machines are noisy); the exit code is for correctness and key growth.",
   );
+
+  out.push("");
+  out.push(...issueTable(r, { stormNet, uniqueNet, dupTrips: (claimTrips + extraTrips) / n }));
 
   const text = out.join("\n");
   const markdown = [

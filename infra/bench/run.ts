@@ -18,11 +18,14 @@ import { appMention } from "@resident/testkit/slack";
 import { Queue } from "bullmq";
 import { type Baseline, startBaseline } from "./baseline.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
+import { killMidStorm } from "./kill.ts";
 import { closedLoop, openLoop, type PreparedRequest, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { CommandMonitor } from "./monitor.ts";
+import { PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
 import { type Measured, type Report, render } from "./report.ts";
+import { signedStorm, twinStorm } from "./storm.ts";
 
 const settings = {
   instances: 3,
@@ -54,6 +57,11 @@ const settings = {
   idleCapMs: 8_000,
   /** Longest wait for the workers to answer everything accepted (a busy shared machine is slow, not wrong). */
   drainTimeoutMs: 240_000,
+  /** Messages of the twin storm (6 deliveries each). */
+  stormMessages: Number(process.env.BENCH_STORM ?? 500),
+  /** Messages of the kill -9 storm, and how long the fake LLM holds each answer so the victim dies holding some. */
+  killMessages: 240,
+  killHoldMs: 1_000,
 };
 
 const say = (line = "") => process.stdout.write(`${line}\n`);
@@ -64,12 +72,14 @@ const step = (line: string) => process.stderr.write(`· ${line}\n`);
 let deployment: Deployment | undefined;
 let baseline: Baseline | undefined;
 let probe: RedisProbe | undefined;
+let database: PostgresProbe | undefined;
 let queue: Queue | undefined;
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
     await queue?.close().catch(() => {});
     probe?.close();
+    await database?.close().catch(() => {});
     await Promise.allSettled([deployment?.close(), baseline?.close()]);
   })());
 
@@ -121,9 +131,13 @@ async function main(): Promise<number> {
   if (bare.status === "rejected") throw bare.reason;
   const dep = deployment as Deployment;
   const base = baseline as Baseline;
-  const ws = await dep.connectSlack();
+  // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was filed
+  // with were, and a stream takes more Slack calls an answer (start, append, stop).
+  const ws = await dep.connectSlack({ streaming: false });
   probe = new RedisProbe(dep.redis.url);
   const redis = probe;
+  database = await PostgresProbe.connect(dep.database.url);
+  const pg = database;
   const replies = new Queue("replies", { prefix: "{rsd}", connection: { host: "127.0.0.1", port: dep.redis.port } });
   queue = replies;
 
@@ -228,6 +242,7 @@ async function main(): Promise<number> {
   const postsBefore = postCount(dep);
   step(`end to end: ${n} mentions, until ${n} replies are at the fake Slack`);
   const uniqueBefore = await redis.snapshot();
+  const pgBefore = await pg.snapshot();
   const e2e = await measured(ingestCpu(), async () => {
     const started = performance.now();
     const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
@@ -238,13 +253,16 @@ async function main(): Promise<number> {
   acceptedUnique += e2e.result.fire.ok;
   await sleep(settings.settleMs);
   const uniqueAfter = await redis.snapshot();
+  const pgAfter = await pg.snapshot();
   const windowMs = uniqueAfter.at - uniqueBefore.at;
 
   const idleMs = Math.min(windowMs, settings.idleCapMs);
   step(`idle: ${(idleMs / 1000).toFixed(1)} s with no traffic, for the background's share`);
   const idleBefore = await redis.snapshot();
+  const pgIdleBefore = await pg.snapshot();
   await sleep(idleMs);
   const idleAfter = await redis.snapshot();
+  const pgIdleAfter = await pg.snapshot();
 
   step(`duplicates: the same ${n} deliveries again, under MONITOR`);
   const monitor = await CommandMonitor.start(redis.client);
@@ -257,6 +275,25 @@ async function main(): Promise<number> {
   const dupAfter = await redis.snapshot();
   const dupRoundTrips = await monitor.stop();
   const postsAfterDuplicates = postCount(dep);
+
+  // The twin storm: each message as app_mention + message, 2–4 copies each, side by side (6 deliveries a message).
+  const storm = twinStorm(ws, settings.stormMessages, (i) => `bench stormed question ${i}: when does the office open?`);
+  for (const message of storm) sentThreads.push(message.thread);
+  const stormRequests = signedStorm(ws, storm);
+  step(`twin storm: ${storm.length} messages as ${stormRequests.length} deliveries, until each is answered`);
+  const postsBeforeStorm = postCount(dep);
+  const stormBefore = await redis.snapshot();
+  const stormStarted = performance.now();
+  const stormFire = await closedLoop(dep.url, new RequestFeed(stormRequests), {
+    connections: settings.connections,
+    amount: stormRequests.length,
+  });
+  await until(() => postCount(dep) - postsBeforeStorm >= storm.length, settings.drainTimeoutMs, "the storm's replies");
+  const stormS = (performance.now() - stormStarted) / 1000;
+  await sleep(settings.settleMs);
+  const stormAfter = await redis.snapshot();
+  acceptedUnique += storm.length;
+  const stormCounts = dep.slack.countsByThread();
 
   // A Redis outage: the same closed-loop run (workers live) and the same fixed rate, taken in by PostgreSQL.
   step("Redis outage: killing Redis, waiting for every instance to take deliveries in through PostgreSQL");
@@ -306,6 +343,14 @@ async function main(): Promise<number> {
   step("auditing every key in Redis");
   const audit: KeyAudit = await redis.audit();
 
+  // Last, for it leaves one instance dead: kill -9 mid-storm, and how long its in-flight messages wait for an answer.
+  step(`kill -9 mid-storm: ${settings.killMessages} messages as twins, one instance killed holding answers`);
+  const killed = await killMidStorm(dep, ws, {
+    messages: settings.killMessages,
+    holdMs: settings.killHoldMs,
+    timeoutMs: settings.drainTimeoutMs,
+  });
+
   const report: Report = {
     machine,
     settings: { ...settings, rate },
@@ -326,6 +371,15 @@ async function main(): Promise<number> {
       healMs,
       drainS: outageDrain.seconds,
     },
+    twinStorm: {
+      messages: storm.length,
+      deliveries: stormRequests.length,
+      fire: stormFire,
+      seconds: stormS,
+      redis: windowOf(stormBefore, stormAfter),
+      exact: storm.filter((m) => stormCounts.get(m.thread) === 1).length,
+    },
+    kill: killed,
     e2e: {
       messages: n,
       ...e2e.result,
@@ -333,6 +387,12 @@ async function main(): Promise<number> {
       replies: e2eReplies,
       duplicatesFire: dupFire,
       newPostsFromDuplicates: postsAfterDuplicates - postsBefore - n,
+      postgres: {
+        transactions: pgAfter.transactions - pgBefore.transactions,
+        ms: pgAfter.at - pgBefore.at,
+        idleTransactions: pgIdleAfter.transactions - pgIdleBefore.transactions,
+        idleMs: pgIdleAfter.at - pgIdleBefore.at,
+      },
     },
     redis: {
       unique: windowOf(uniqueBefore, uniqueAfter),

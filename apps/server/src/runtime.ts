@@ -85,7 +85,12 @@ export async function createRuntime(
     pingStore: () => shared.ping(),
   });
   const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
-  const agent = createAgent({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, logger });
+  const agent = createAgent({
+    apiKey: config.anthropic.apiKey,
+    baseUrl: config.anthropic.baseUrl,
+    traced: config.otlp,
+    logger,
+  });
 
   const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
   const localMemory = new MemoryConversationMemory();

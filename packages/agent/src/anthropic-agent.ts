@@ -29,6 +29,11 @@ export interface AnthropicAgentOptions {
   builtinTools?: readonly BuiltinTool[];
   /** How long an MCP server's tool list is kept per instance (default 5 min; a changed server is listed at once). */
   toolListTtlMs?: number;
+  /**
+   * Whether the service exports traces (an OpenTelemetry SDK is registered). Only then does the SDK build its own
+   * call span: without a provider the span is a no-op, yet its attributes cost ≈ 0.1 ms of CPU a call.
+   */
+  traced?: boolean;
   logger: Logger;
 }
 
@@ -71,7 +76,7 @@ export class AnthropicAgent implements Agent {
       logLevel: "warn",
       // The SDK's own span (under the pipeline's "llm" span when tracing is on) records metadata only; pinned, so
       // ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content cannot put users' messages into exported traces.
-      openTelemetry: { traces: { enabled: true, contentMode: "metadata_only" } },
+      openTelemetry: { traces: { enabled: options.traced ?? false, contentMode: "metadata_only" } },
     });
   }
 

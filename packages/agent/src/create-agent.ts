@@ -9,11 +9,13 @@ export interface CreateAgentOptions {
   baseUrl?: string;
   maxTokens?: number;
   timeoutMs?: number;
+  /** Whether the service exports traces (AnthropicAgentOptions.traced). */
+  traced?: boolean;
   logger: Logger;
 }
 
 /** The agent the service answers with: Claude when a key is given, otherwise the offline echo, loudly. */
-export function createAgent({ apiKey, baseUrl, maxTokens, timeoutMs, logger }: CreateAgentOptions): Agent {
+export function createAgent({ apiKey, baseUrl, maxTokens, timeoutMs, traced, logger }: CreateAgentOptions): Agent {
   if (!apiKey?.trim()) {
     logger.warn(
       { agent: "echo" },
@@ -22,7 +24,7 @@ export function createAgent({ apiKey, baseUrl, maxTokens, timeoutMs, logger }: C
     );
     return new EchoAgent();
   }
-  const agent = new AnthropicAgent({ apiKey: apiKey.trim(), baseUrl, maxTokens, timeoutMs, logger });
+  const agent = new AnthropicAgent({ apiKey: apiKey.trim(), baseUrl, maxTokens, timeoutMs, traced, logger });
   logger.info({ agent: "anthropic", endpoint: agent.endpoint }, "answering with Anthropic");
   return agent;
 }

@@ -90,6 +90,25 @@ export class ReplyLedger {
     return mark.claimed ? { first: true, token: mark.token } : { first: false };
   }
 
+  /**
+   * `journalAnswer` and `beginSend` in one step (one statement on PostgreSQL): the answer that stands, and whether
+   * this holder posts first. For a post, whose mark is taken once the answer is written.
+   */
+  async journalAndBeginSend(
+    event: QueuedEvent,
+    text: string,
+    jobId: string,
+    ttlMs: number,
+  ): Promise<{ text: string; sending: SendStart }> {
+    const { journaled, claim } = await this.store.journalAndClaim(
+      { key: answerKey(event), value: text, ttlMs },
+      sendingKey(event),
+      jobId,
+      ttlMs,
+    );
+    return { text: journaled, sending: claim.claimed ? { first: true, token: claim.token } : { first: false } };
+  }
+
   /** Clears the mark once its post certainly failed (a commit clears it otherwise). */
   endSend(event: QueuedEvent, token: string): Promise<boolean> {
     return this.store.release(sendingKey(event), token);

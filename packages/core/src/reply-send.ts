@@ -82,6 +82,19 @@ export class ReplySend {
   }
 
   /**
+   * Journals the agent's answer and returns the one that stands. A post takes its sending mark in the same step (one
+   * statement on PostgreSQL), unless its lease was lost meanwhile: then it only journals, for the next holder.
+   */
+  async journal(answer: string, signal: AbortSignal): Promise<string> {
+    const { event, jobId, ttlMs } = this.target;
+    const { ledger } = this.deps;
+    if (this.streams || this.mark || signal.aborted) return ledger.journalAnswer(event, answer, ttlMs);
+    const { text, sending } = await ledger.journalAndBeginSend(event, answer, jobId, ttlMs);
+    this.mark = sending;
+    return text;
+  }
+
+  /**
    * Sends `text`, the complete (journaled) answer. Before a message of its own is posted or its stream finished, a
    * lease lost while the agent wrote stops it: the reply is then its next holder's.
    */

@@ -115,11 +115,7 @@ export class ReplyWorker {
       const hooks = { onText: send.onText, onStart: working.show };
       text =
         journaled ??
-        (await ledger.journalAnswer(
-          event,
-          await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks),
-          ttlMs,
-        ));
+        (await send.journal(await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks), lease.signal));
       stage = "send";
       delivery = await send.deliver(text, lease.signal);
     } catch (error) {

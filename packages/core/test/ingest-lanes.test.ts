@@ -22,6 +22,7 @@ const unreachable: ClaimStore = {
   release: () => Promise.reject(new StoreUnavailableError("connection refused")),
   journal: () => Promise.reject(new StoreUnavailableError("connection refused")),
   journaled: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  journalAndClaim: () => Promise.reject(new StoreUnavailableError("connection refused")),
 };
 
 const event = chatEvent();

@@ -13,6 +13,7 @@ function cuttable(store: MemoryClaimStore) {
     release: (...args) => store.release(...args),
     journal: (...args) => store.journal(...args),
     journaled: (...args) => store.journaled(...args),
+    journalAndClaim: (...args) => store.journalAndClaim(...args),
     extend(...args) {
       if (link === "refused") return Promise.reject(new StoreUnavailableError("connection refused"));
       if (link === "silent") return new Promise<boolean>(() => {});

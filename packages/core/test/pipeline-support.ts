@@ -136,4 +136,5 @@ export const unreachableStore: ClaimStore = {
   release: () => Promise.reject(new StoreUnavailableError("store down")),
   journal: () => Promise.reject(new StoreUnavailableError("store down")),
   journaled: () => Promise.reject(new StoreUnavailableError("store down")),
+  journalAndClaim: () => Promise.reject(new StoreUnavailableError("store down")),
 };

@@ -6,7 +6,7 @@ import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import type { Agent } from "../src/ports/agent.ts";
-import type { ClaimStore } from "../src/ports/claim-store.ts";
+import type { ClaimStore, JournalEntry } from "../src/ports/claim-store.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
 import { ReplyWorker } from "../src/reply-worker.ts";
 import { CountingTelemetry, directoryOf, quietLogger, UnitPlatform, workspace } from "./pipeline-support.ts";
@@ -32,6 +32,9 @@ class CommitsFailing implements ClaimStore {
   }
   journaled(key: string) {
     return this.inner.journaled(key);
+  }
+  journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
+    return this.inner.journalAndClaim(entry, key, owner, leaseMs);
   }
   commit(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
     if (this.failCommits-- > 0) return Promise.reject(new StoreUnavailableError("store down"));

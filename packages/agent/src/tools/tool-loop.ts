@@ -48,11 +48,13 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<{ turn: Ste
   for (let step = 0; ; step++) {
     const final = step >= limits.maxSteps || now() >= deadline;
     const kept = await journal.step(step);
-    const turn: StepTurn = kept
-      ? JSON.parse(kept)
-      : JSON.parse(await journal.keepStep(step, JSON.stringify(toTurn(await ask(options, messages, final, usage)))));
+    let turn: StepTurn = kept ? JSON.parse(kept) : toTurn(await ask(options, messages, final, usage));
+    // The last turn is not kept here: its text is the answer, which the caller journals as it stands (one write a
+    // message instead of two). Only a turn whose tools are about to run is a recovery point of the loop's own.
+    // (What stands after keeping may be a racing attempt's turn, a last one or not.)
+    if (!kept && !isLast(turn, step, limits)) turn = JSON.parse(await journal.keepStep(step, JSON.stringify(turn)));
+    if (isLast(turn, step, limits)) return { turn, usage };
     const uses = turn.content.filter((block) => block.type === "tool_use");
-    if (uses.length === 0 || step >= limits.maxSteps) return { turn, usage };
 
     messages.push({ role: "assistant", content: turn.content as Anthropic.ContentBlockParam[] });
     const results: Anthropic.ToolResultBlockParam[] = [];
@@ -83,6 +85,11 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<{ turn: Ste
     }
     messages.push({ role: "user", content: results });
   }
+}
+
+/** A turn that asks for no tool, or one past the last step: the loop ends with it. */
+function isLast(turn: StepTurn, step: number, limits: ToolLimits): boolean {
+  return step >= limits.maxSteps || !turn.content.some((block) => block.type === "tool_use");
 }
 
 async function ask(

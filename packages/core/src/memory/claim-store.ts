@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { CorruptRecordError } from "../errors.ts";
-import type { ClaimRecord, ClaimResult, ClaimStore, HeldClaim } from "../ports/claim-store.ts";
+import type { ClaimRecord, ClaimResult, ClaimStore, HeldClaim, JournalEntry } from "../ports/claim-store.ts";
 import { expiringCache } from "./expiring-cache.ts";
 
 type Held = { record: ClaimRecord; token?: string };
@@ -62,6 +62,11 @@ export class MemoryClaimStore implements ClaimStore {
   async journaled(key: string): Promise<string | undefined> {
     const standing = this.claims.peek(key)?.record;
     return standing?.state === "done" ? standing.value : undefined;
+  }
+
+  async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
+    const journaled = await this.journal(entry.key, entry.value, entry.ttlMs);
+    return { journaled, claim: await this.claim(key, owner, leaseMs) };
   }
 
   private held(key: string, token: string): Held | undefined {

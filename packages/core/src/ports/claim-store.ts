@@ -28,6 +28,13 @@ export interface HeldClaim {
   token: string;
 }
 
+/** A value to journal under `key`, kept for `ttlMs` (ClaimStore.journal's arguments). */
+export interface JournalEntry {
+  key: string;
+  value: string;
+  ttlMs: number;
+}
+
 /*
  * The optional arguments fold the reply ledger's neighbouring steps into the claim's and the commit's round trip
  * (one statement each on PostgreSQL): the answer journaled beside a reply claim, the sending mark ended by the commit.
@@ -51,4 +58,15 @@ export interface ClaimStore {
   journal(key: string, value: string, ttlMs: number): Promise<string>;
   /** The value journaled under `key`, or undefined. */
   journaled(key: string): Promise<string | undefined>;
+  /**
+   * `journal(entry…)` and `claim(key, owner, leaseMs)` in one step (one statement on PostgreSQL, one round trip on
+   * Redis): the value that stands under the entry's key, and the claim's result. The reply ledger journals the answer
+   * and takes the sending mark so.
+   */
+  journalAndClaim(
+    entry: JournalEntry,
+    key: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<{ journaled: string; claim: ClaimResult }>;
 }

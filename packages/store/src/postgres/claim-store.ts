@@ -5,6 +5,7 @@ import {
   type ClaimStore,
   CorruptRecordError,
   type HeldClaim,
+  type JournalEntry,
 } from "@resident/core";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
@@ -16,20 +17,39 @@ type ClaimRow = {
   journaled?: string | null;
 };
 
-/*
- * Takes the key when it is absent or its row has expired, in one statement, which also reads the journal named by $5
- * (null: none) from the same snapshot. When the key is held the statement also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim committed
- * after it began; `claim` then reads again.
+/**
+ * Takes the key ($k) for the token and owner ($k+1, $k+2) for $k+3 ms when it is absent or its row has expired;
+ * `returning 1` only if it did. With `after` (a CTE of the same statement), only once that CTE has run to its end:
+ * PostgreSQL runs a statement's CTEs in no set order, and two statements taking two rows in opposite orders deadlock.
  */
-const claimStatement = `
-with taken as (
+const takeClaim = (k: number, after?: string) => `
   insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  values ($1, $2, $3, false, null, ${msFromNow(4)})
+  select $${k}::text, $${k + 1}::text, $${k + 2}::text, false, null, ${msFromNow(k + 3)}
+  ${after ? `from (select count(*) from ${after}) as done_first` : ""}
   on conflict (key) do update
     set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
     where c.expires_at <= now()
-  returning 1
-)
+  returning 1`;
+
+/**
+ * Writes a done row with the value ($k+1) under the key ($k) for $k+2 ms where the key is absent or expired; a live
+ * row is left as it is. `returning value` only if it wrote.
+ */
+const writeJournal = (k: number) => `
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  values ($${k}, null, null, true, $${k + 1}, ${msFromNow(k + 2)})
+  on conflict (key) do update
+    set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning value`;
+
+/*
+ * Takes the key when it is absent or its row has expired, in one statement, which also reads the journal named by $5
+ * (null: none) from the same snapshot. When the key is held the statement also reads the holder's row — but from the
+ * statement's snapshot, which misses a row a concurrent claim committed after it began; `claim` then reads again.
+ */
+const claimStatement = `
+with taken as (${takeClaim(1)})
 select true as taken, null as owner, null as done, null as value,
   (select value from lane_claims where key = $5::text and done and expires_at > now()) as journaled
 from taken
@@ -41,13 +61,29 @@ const readStatement =
   "select false as taken, owner, done, value from lane_claims where key = $1 and expires_at > now()";
 
 /** Writes a done row where the key is absent or expired; a live row is left as it is, and read back by `journal`. */
-const journalStatement = `
-insert into lane_claims as c (key, token, owner, done, value, expires_at)
-values ($1, null, null, true, $2, ${msFromNow(3)})
-on conflict (key) do update
-  set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
-  where c.expires_at <= now()
-returning value`;
+const journalStatement = writeJournal(1);
+
+/*
+ * journalStatement on $1–$3, then claimStatement's claim on $4–$7, in one statement: the journal's value that stands
+ * (written, or the live row's) and the claim taken or the holder's row. As in claimStatement, a row committed by a
+ * concurrent statement after this one began is in neither read; `journalAndClaim` then asks again separately.
+ */
+const journalAndClaimStatement = `
+with journaled as (${writeJournal(1)}),
+taken as (${takeClaim(4, "journaled")}),
+standing as (
+  select value, done from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled)
+)
+select
+  coalesce((select value from journaled), (select value from standing)) as journaled,
+  (select done from standing) as journal_done,
+  exists (select 1 from taken) as taken,
+  holder.owner, holder.done, holder.value
+from (select 1) as one
+left join lane_claims as holder
+  on holder.key = $4 and holder.expires_at > now() and not exists (select 1 from taken)`;
+
+type JournalAndClaimRow = ClaimRow & { journaled: string | null; journal_done: boolean | null };
 
 /** A row is held by `token` while it is in progress and unexpired. */
 const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
@@ -115,6 +151,23 @@ export class PgClaimStore implements ClaimStore {
         if (attempt >= 3) throw new Error(`journal of ${key} kept changing hands`);
       }
     });
+  }
+
+  /** One statement; a row that changed hands as it ran (seen by neither read) sends that half down its own path. */
+  async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
+    const token = randomBytes(16).toString("base64url");
+    const params = [entry.key, entry.value, entry.ttlMs, key, token, owner, leaseMs];
+    const [row] = await laneCall("journalAndClaim", () =>
+      this.sql.query<JournalAndClaimRow>(journalAndClaimStatement, params),
+    );
+    if (row?.journal_done === false) throw new CorruptRecordError(`${entry.key} is claimed, not journaled`);
+    const journaled = row?.journaled ?? (await this.journal(entry.key, entry.value, entry.ttlMs));
+    const claim: ClaimResult = row?.taken
+      ? { claimed: true, token }
+      : row?.done != null
+        ? { claimed: false, record: toRecord(row) }
+        : await this.claim(key, owner, leaseMs);
+    return { journaled, claim };
   }
 
   journaled(key: string): Promise<string | undefined> {

@@ -1,4 +1,10 @@
-import { type ClaimResult, type ClaimStore, CorruptRecordError, type HeldClaim } from "@resident/core";
+import {
+  type ClaimResult,
+  type ClaimStore,
+  CorruptRecordError,
+  type HeldClaim,
+  type JournalEntry,
+} from "@resident/core";
 import { decodeClaim, done, heldBy, inProgress, newToken } from "./claim-record.ts";
 import { defineClaimScripts } from "./claim-scripts.ts";
 import type { RedisClient } from "./connection.ts";
@@ -67,6 +73,15 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
       const existing = await this.client.get(this.prefix + key);
       return existing === null ? undefined : journaledValue(key, existing);
     });
+  }
+
+  /** The two SET NX GET go out together (auto-pipelined: one round trip; on a cluster they may be on two nodes). */
+  async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
+    const [journaled, claim] = await Promise.all([
+      this.journal(entry.key, entry.value, entry.ttlMs),
+      this.claim(key, owner, leaseMs),
+    ]);
+    return { journaled, claim };
   }
 
   /** For /readyz. */

@@ -175,4 +175,35 @@ export function claimCases(store: () => ClaimStore): void {
       record: { state: "done", value: "msg:1" },
     });
   });
+
+  it("journals a value and claims another key in one step, each as journal and claim do on their own", async () => {
+    const [answer, sending] = [fresh("answer"), fresh("sending")];
+    const value = 'the answer "quoted"\nd:i: ünïcode';
+    const first = await store().journalAndClaim({ key: answer, value, ttlMs: 10_000 }, sending, "job:1", 10_000);
+    expect(first).toEqual({ journaled: value, claim: { claimed: true, token: expect.any(String) } });
+    expect(
+      await store().journalAndClaim({ key: answer, value: "another", ttlMs: 10_000 }, sending, "job:2", 10_000),
+    ).toEqual({ journaled: value, claim: { claimed: false, record: { state: "in_progress", owner: "job:1" } } });
+    if (!first.claim.claimed) throw new Error("not claimed");
+    expect(await store().commit(sending, first.claim.token, "msg:1", 10_000)).toBe(true);
+    expect(
+      await store().journalAndClaim({ key: answer, value: "a third", ttlMs: 10_000 }, sending, "job:3", 10_000),
+    ).toEqual({ journaled: value, claim: { claimed: false, record: { state: "done", value: "msg:1" } } });
+    expect(await store().journaled(answer)).toBe(value);
+  });
+
+  it("gives the claim of 20 concurrent journal-and-claims to one, and tells all the one value that stands", async () => {
+    const [answer, sending] = [fresh("answer"), fresh("sending")];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store().journalAndClaim({ key: answer, value: `answer-${i}`, ttlMs: 10_000 }, sending, `job:${i}`, 10_000),
+      ),
+    );
+    expect(new Set(results.map((result) => result.journaled)).size).toBe(1);
+    const winners = results.flatMap((result, i) => (result.claim.claimed ? [`job:${i}`] : []));
+    expect(winners).toHaveLength(1);
+    for (const { claim } of results) {
+      if (!claim.claimed) expect(claim.record).toEqual({ state: "in_progress", owner: winners[0] });
+    }
+  });
 }

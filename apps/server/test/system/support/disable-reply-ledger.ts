@@ -15,6 +15,10 @@ ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
 // yes-man commit (which no longer ends it).
 ReplyLedger.prototype.beginSend = async () => ({ first: true, token: "sabotaged" });
 ReplyLedger.prototype.endSend = async () => true;
+ReplyLedger.prototype.journalAndBeginSend = async (_event, text) => ({
+  text,
+  sending: { first: true, token: "sabotaged" },
+});
 // The tool journal is part of the ledger: each attempt keeps its steps to itself.
 ReplyLedger.prototype.toolJournal = (event, ttlMs) => new ToolJournal(new MemoryClaimStore(), event, ttlMs);
 process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
