@@ -1,5 +1,6 @@
 import { createAgent } from "@resident/agent";
 import {
+  type AppDistribution,
   BudgetGuard,
   type Consumer,
   EventGate,
@@ -33,6 +34,8 @@ export interface Runtime {
   shared: SharedState;
   tenants: Tenants;
   platforms: PlatformSet;
+  /** The operator's apps installed with "Add to Slack" and the like, by platform; empty when none is configured. */
+  distributions: ReadonlyMap<string, AppDistribution>;
   ingest: Ingest;
   metrics: Metrics;
   /** Budgets, held before each LLM call and read by the admin API. */
@@ -102,7 +105,18 @@ export async function createRuntime(
       queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
     },
   };
-  const ingest = new Ingest({ directory: tenants.directory, adapters, ...lanes, telemetry, logger });
+  const distributions = platforms.distributions({
+    installations: tenants.installations,
+    publicUrl: config.publicUrl,
+  });
+  const ingest = new Ingest({
+    directory: tenants.directory,
+    adapters,
+    ...lanes,
+    installations: tenants.installations,
+    telemetry,
+    logger,
+  });
   const worker = (claims: typeof shared.claims, memory: typeof shared.memory) =>
     new ReplyWorker({
       directory: tenants.directory,
@@ -134,6 +148,7 @@ export async function createRuntime(
     shared,
     tenants,
     platforms,
+    distributions,
     ingest,
     metrics,
     budgets,

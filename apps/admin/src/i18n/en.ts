@@ -89,6 +89,8 @@ export const en = {
     },
     connectTitle: "Connect a workspace",
     connect: (platform: string) => `Connect ${platform}`,
+    install: (platform: string) => `Add to ${platform}`,
+    disabled: (reason: string) => `Disabled: ${reason}`,
   },
   activity: {
     lastMessage: "Last message received",

@@ -86,6 +86,8 @@ export const ja: Catalogue = {
     },
     connectTitle: "ワークスペースを接続",
     connect: (platform: string) => `${platform} を接続`,
+    install: (platform: string) => `${platform} に追加`,
+    disabled: (reason: string) => `無効: ${reason}`,
   },
   activity: {
     lastMessage: "最後にメッセージを受信",

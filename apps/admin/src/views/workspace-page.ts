@@ -70,6 +70,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
       h("p", { class: "breadcrumb" }, h("a", { href: paths.tenant(tenantId), "data-link": true }, t.breadcrumb)),
       h("h1", { tabindex: -1 }, workspace.name),
       h("p", { class: "platform-badge" }, platform.displayName),
+      workspace.disabled && h("p", { class: "alert" }, text().workspaces.disabled(workspace.disabled.reason)),
       h(
         "section",
         { class: "card", "aria-labelledby": "stats-title" },

@@ -39,6 +39,10 @@ export async function startInProcessService(
   const adminToken = env.ADMIN_TOKEN ?? `operator-${randomBytes(16).toString("hex")}`;
   const secretKey = env.SECRET_KEY ?? randomBytes(32).toString("base64");
   const apiKey = `sk-ant-test-${randomBytes(12).toString("hex")}`;
+  // A distributed Slack app (SLACK_CLIENT_ID given): the fake Slack knows it, and its authorize page is the fake's.
+  if (env.SLACK_CLIENT_ID) {
+    slack.oauth.enable({ clientId: env.SLACK_CLIENT_ID, clientSecret: env.SLACK_CLIENT_SECRET ?? "" });
+  }
   const config = loadConfig({
     HOST: "127.0.0.1",
     PORT: "0",
@@ -49,6 +53,7 @@ export async function startInProcessService(
     ANTHROPIC_API_KEY: apiKey,
     ANTHROPIC_BASE_URL: llm.url,
     SLACK_API_URL: slack.apiUrl,
+    SLACK_OAUTH_URL: slack.oauthUrl,
     LOG_LEVEL: "debug",
     INSTANCE_ID: "test-instance",
     ...env,
