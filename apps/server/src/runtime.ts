@@ -34,7 +34,7 @@ export interface Runtime {
   shared: SharedState;
   tenants: Tenants;
   platforms: PlatformSet;
-  /** The operator's apps installed with "Add to Slack" and the like, by platform; empty when none is configured. */
+  /** The operator's apps installed with an "Add to …" button, by platform; empty when none is configured. */
   distributions: ReadonlyMap<string, AppDistribution>;
   ingest: Ingest;
   metrics: Metrics;

@@ -49,8 +49,8 @@ export interface PlatformDescriptor<C = unknown, Guide extends object = object> 
   /** Present when the platform can also deliver over connections we open (a receiver: a socket the platform pushes deliveries into). */
   createReceiver?(context: PlatformContext): ReceiverDescriptor<C>;
   /**
-   * Present when the platform can serve one app of the operator's installed into many workspaces (Slack's "Add to
-   * Slack"); answers undefined when the environment configures no such app.
+   * Present when the platform can serve one app of the operator's installed into many workspaces by their own admins
+   * (an "Add to …" button); answers undefined when the environment configures no such app.
    */
   createDistribution?(context: DistributionContext): AppDistribution | undefined;
 }

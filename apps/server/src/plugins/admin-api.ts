@@ -37,7 +37,7 @@ export interface AdminApiOptions {
   budgetGuard: BudgetGuard;
   /** Where receiver connections are held (Socket Mode), for the console. */
   receiverSlots: ReceiverSlots;
-  /** The operator's apps that tenants install ("Add to Slack"). */
+  /** The operator's apps that tenants install (an "Add to …" button). */
   distributions: ReadonlyMap<string, AppDistribution>;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */

@@ -53,11 +53,11 @@ export type InstallOutcome =
 
 /**
  * One app of the operator's, installed by many tenants' admins, every installation's deliveries arriving at one URL
- * signed with the app's own secret (Slack's distributed app: "Add to Slack", one Request URL). A platform descriptor
+ * signed with the app's own secret (a distributed app: an "Add to …" button, one request URL). A platform descriptor
  * builds it when the operator configured such an app.
  */
 export interface AppDistribution {
-  /** The app's one URL for deliveries ("/slack/events"). */
+  /** The app's one URL for deliveries, e.g. "/x/events" (a workspace's own webhooks are "/x/events/:workspaceId"). */
   eventsPath: string;
   /** Checks the delivery came from the platform for this app. Throws VerificationError. */
   verify(request: InboundRequest, now: number): void;

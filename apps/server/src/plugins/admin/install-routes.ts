@@ -10,7 +10,7 @@ export interface InstallRoutesOptions {
 const installParams = tenantParams.extend({ platform: z.string().regex(/^[a-z0-9]{1,32}$/) });
 
 /**
- * `POST …/installs/:platform`: begins an install of the operator's app ("Add to Slack") for this tenant, by whoever
+ * `POST …/installs/:platform`: begins an install of the operator's app (its "Add to …" button) for this tenant, by whoever
  * is signed in. Answers the platform's authorize URL for the browser to go to, and sets the cookie that ties the
  * install's state to this browser; the state itself is bound to the tenant and the admin token in the store.
  */
