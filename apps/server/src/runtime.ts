@@ -20,6 +20,7 @@ import {
 } from "@resident/core";
 import { ensureLaneSchema, PgClaimStore, PgQueue, PgReceiverSlots } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
+import { withAppReceivers } from "./app-receivers.ts";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { PlatformSet } from "./platform-set.ts";
@@ -136,9 +137,8 @@ export async function createRuntime(
   const receivers = new ReceiverPool({
     instanceId: config.instanceId,
     slots: receiverSlots,
-    catalog: tenants.directory,
+    ...withAppReceivers(tenants.directory, distributions, ingest),
     receivers: platforms.receivers,
-    deliver: (platform, workspaceId, request, via) => ingest.handle(platform, workspaceId, request, via),
     logger,
     leaseMs: config.receiverLeaseMs,
   });

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { settle } from "@resident/testkit";
 import {
   appMention,
@@ -17,6 +16,7 @@ import {
   approveAt,
   beginInstall,
   type DistributedAppService,
+  installThroughOAuth,
   returnTo,
   startDistributedAppService,
 } from "./support/slack-install.ts";
@@ -31,18 +31,7 @@ afterAll(() => s?.close());
 
 const exchanges = () => s.slack.callsTo("oauth.v2.access").length;
 
-/** A tenant whose admin installs the app into `target` through the OAuth flow; the bot Slack granted. */
-async function installed(target: FakeInstallTarget = s.slack.oauth.offer()) {
-  const tenant = await s.operator.tenantWithAdmin(`tenant ${randomBytes(3).toString("hex")}`);
-  const begun = await beginInstall(tenant.admin, tenant.tenantId);
-  const back = await returnTo(await approveAt(s.slack, begun, target), begun.cookie);
-  expect(back.status).toBe(303);
-  const workspaceId = /\/workspaces\/(ws_[\w-]+)$/.exec(back.location ?? "")?.[1] ?? "";
-  expect(back.location).toBe(`/admin/tenants/${tenant.tenantId}/workspaces/${workspaceId}`);
-  const bot = s.slack.oauth.bots().at(-1) as FakeSlackBot;
-  return { ...tenant, workspaceId, bot, target };
-}
-
+const installed = (target?: FakeInstallTarget) => installThroughOAuth(s, target);
 const postsBy = (bot: FakeSlackBot) => s.slack.posts().filter((post) => post.bot_id === bot.botId);
 
 async function answeredOnceBy(bot: FakeSlackBot, delivery: SlackEventEnvelope) {

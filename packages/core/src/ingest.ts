@@ -79,12 +79,18 @@ export class Ingest {
   }
 
   /**
-   * A delivery at a distributed app's one URL: verified with the app's secret, routed to the installation it names,
-   * and from there the same path as a workspace's webhook. An installation nobody made is an unknown workspace.
+   * A delivery at a distributed app's one URL (or over its connections): verified with the app's secret, routed to
+   * the installation it names, and from there the same path as a workspace's webhook. An installation nobody made is
+   * an unknown workspace.
    */
-  async handleApp(platform: Platform, app: AppDistribution, request: InboundRequest): Promise<IngestResponse> {
+  async handleApp(
+    platform: Platform,
+    app: AppDistribution,
+    request: InboundRequest,
+    via: Exclude<Ingress, "app"> = "webhook",
+  ): Promise<IngestResponse> {
     const started = performance.now();
-    const response = await this.receiveForApp(platform, app, request);
+    const response = await this.receiveForApp(platform, app, request, via);
     this.deps.telemetry.acked(platform, response.status, performance.now() - started);
     return response;
   }
@@ -93,10 +99,12 @@ export class Ingest {
     platform: Platform,
     app: AppDistribution,
     request: InboundRequest,
+    via: Exclude<Ingress, "app">,
   ): Promise<IngestResponse> {
     let delivery: ReturnType<AppDistribution["route"]>;
     try {
-      app.verify(request, this.now());
+      // Over a connection opened with the app's own token, the connection was the proof.
+      if (via === "webhook") app.verify(request, this.now());
       delivery = app.route(request);
     } catch (error) {
       if (error instanceof VerificationError) return refuse(401, error.message);

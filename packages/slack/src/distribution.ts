@@ -22,12 +22,17 @@ const stateCookie = "resident-slack-install";
 export const slackEventsPath = "/slack/events";
 export const slackCallbackPath = "/slack/oauth/callback";
 
-/** The operator's Slack app for distribution: all of SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SIGNING_SECRET. */
+/**
+ * The operator's Slack app for distribution: all of SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SIGNING_SECRET, and
+ * SLACK_APP_TOKEN when its events come over Socket Mode too.
+ */
 interface DistributedApp {
   clientId: string;
   clientSecret: string;
   signingSecret: string;
   authorizationUrl: string;
+  /** SLACK_APP_TOKEN: the app's deliveries over Socket Mode as well, for all its installations. */
+  appToken?: string;
 }
 
 function distributedApp(env: DistributionContext["env"]): DistributedApp | undefined {
@@ -46,6 +51,7 @@ function distributedApp(env: DistributionContext["env"]): DistributedApp | undef
     clientSecret: given.SLACK_CLIENT_SECRET as string,
     signingSecret: given.SLACK_SIGNING_SECRET as string,
     authorizationUrl: env.SLACK_OAUTH_URL || "https://slack.com/oauth/v2/authorize",
+    ...(env.SLACK_APP_TOKEN ? { appToken: env.SLACK_APP_TOKEN } : {}),
   };
 }
 
@@ -99,6 +105,7 @@ export function slackDistribution(context: DistributionContext): AppDistribution
       verifyDelivery(request, app.signingSecret, now);
     },
     route: routeAppDelivery,
+    ...(app.appToken ? { receiverCredentials: { appToken: app.appToken } } : {}),
     async beginInstall(binding) {
       const url = await provider.generateInstallUrl({
         scopes: installScopes,

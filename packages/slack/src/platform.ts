@@ -12,7 +12,8 @@ import { distributedAppLimits } from "./thread.ts";
  * SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (the app's, which refresh rotating bot tokens) and
  * SLACK_TOKEN_REFRESH_MARGIN_SECONDS (default 300: how long before its expiry a bot token is refreshed); and, for
  * the operator's own app installed with "Add to Slack", SLACK_CLIENT_ID and SLACK_CLIENT_SECRET with
- * SLACK_SIGNING_SECRET and SLACK_OAUTH_URL (default https://slack.com/oauth/v2/authorize).
+ * SLACK_SIGNING_SECRET, SLACK_OAUTH_URL (default https://slack.com/oauth/v2/authorize) and SLACK_APP_TOKEN (its
+ * events over Socket Mode).
  */
 export const slackPlatform = definePlatform({
   id: "slack",

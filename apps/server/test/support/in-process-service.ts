@@ -25,11 +25,13 @@ export interface InProcessService {
 /**
  * One resident instance in this process, on a fresh PostgreSQL database, talking to a fake Slack and a fake
  * Anthropic on loopback, with its log captured. Everything else is the real service. Several instances share one
- * deployment when given the same DATABASE_URL, ADMIN_TOKEN, SECRET_KEY (and REDIS_URL) in `env`.
+ * deployment when given the same DATABASE_URL, ADMIN_TOKEN, SECRET_KEY (and REDIS_URL) in `env`. `prepare` sets the
+ * fake Slack up before the instance starts and answers what it adds to the environment (a distributed app's ids).
  */
 export async function startInProcessService(
   env: Record<string, string> = {},
   descriptors: readonly PlatformDescriptor[] = platforms,
+  prepare: (slack: FakeSlack) => Record<string, string> = () => ({}),
 ): Promise<InProcessService> {
   const [slack, llm, database] = await Promise.all([
     new FakeSlack().start(),
@@ -39,10 +41,6 @@ export async function startInProcessService(
   const adminToken = env.ADMIN_TOKEN ?? `operator-${randomBytes(16).toString("hex")}`;
   const secretKey = env.SECRET_KEY ?? randomBytes(32).toString("base64");
   const apiKey = `sk-ant-test-${randomBytes(12).toString("hex")}`;
-  // A distributed Slack app (SLACK_CLIENT_ID given): the fake Slack knows it, and its authorize page is the fake's.
-  if (env.SLACK_CLIENT_ID) {
-    slack.oauth.enable({ clientId: env.SLACK_CLIENT_ID, clientSecret: env.SLACK_CLIENT_SECRET ?? "" });
-  }
   const config = loadConfig({
     HOST: "127.0.0.1",
     PORT: "0",
@@ -56,6 +54,7 @@ export async function startInProcessService(
     SLACK_OAUTH_URL: slack.oauthUrl,
     LOG_LEVEL: "debug",
     INSTANCE_ID: "test-instance",
+    ...prepare(slack),
     ...env,
   });
   const logs: string[] = [];

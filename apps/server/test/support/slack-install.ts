@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AdminApi } from "@resident/admin-api";
 import { freePort } from "@resident/testkit/processes";
-import { type FakeInstallTarget, type FakeSlack, signSlackRequest } from "@resident/testkit/slack";
+import { type FakeInstallTarget, type FakeSlack, type FakeSlackBot, signSlackRequest } from "@resident/testkit/slack";
 import { type InProcessService, startInProcessService } from "./in-process-service.ts";
 
 /** One instance serving the operator's distributed Slack app, reachable at its PUBLIC_URL (where Slack redirects). */
@@ -11,16 +11,25 @@ export interface DistributedAppService {
   atTheAppUrl(body: unknown, secret?: string): Promise<Response>;
 }
 
-export async function startDistributedAppService(): Promise<DistributedAppService> {
+/** `socketMode`: the app takes its events over Socket Mode as well (SLACK_APP_TOKEN, an app-level token). */
+export async function startDistributedAppService(
+  options: { socketMode?: boolean; env?: Record<string, string> } = {},
+): Promise<DistributedAppService> {
   const port = await freePort();
   const signingSecret = randomBytes(16).toString("hex");
-  const s = await startInProcessService({
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    SLACK_CLIENT_ID: `${port}.${randomBytes(4).readUInt32BE()}`,
-    SLACK_CLIENT_SECRET: randomBytes(16).toString("hex"),
-    SLACK_SIGNING_SECRET: signingSecret,
-  });
+  const s = await startInProcessService(
+    { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SLACK_SIGNING_SECRET: signingSecret, ...options.env },
+    undefined,
+    (slack) => {
+      const app = slack.oauth.enable();
+      const appToken = options.socketMode ? slack.socketMode.addApp(app.appId) : undefined;
+      return {
+        SLACK_CLIENT_ID: app.clientId,
+        SLACK_CLIENT_SECRET: app.clientSecret,
+        ...(appToken ? { SLACK_APP_TOKEN: appToken } : {}),
+      };
+    },
+  );
   return {
     s,
     atTheAppUrl(body, secret = signingSecret) {
@@ -56,4 +65,20 @@ export async function approveAt(slack: FakeSlack, begun: BegunInstall, target: F
 export async function returnTo(callbackUrl: string, cookie?: string) {
   const response = await fetch(callbackUrl, { redirect: "manual", headers: cookie ? { cookie } : {} });
   return { status: response.status, location: response.headers.get("location"), body: await response.text() };
+}
+
+/**
+ * A new tenant whose admin installs the app into `target` (default: a new team offered at the fake) through the whole
+ * OAuth flow: its workspace, and the bot Slack granted it.
+ */
+export async function installThroughOAuth(s: InProcessService, target: FakeInstallTarget = s.slack.oauth.offer()) {
+  const tenant = await s.operator.tenantWithAdmin(`tenant ${randomBytes(3).toString("hex")}`);
+  const begun = await beginInstall(tenant.admin, tenant.tenantId);
+  const back = await returnTo(await approveAt(s.slack, begun, target), begun.cookie);
+  const workspaceId = /^\/admin\/tenants\/[\w-]+\/workspaces\/(ws_[\w-]+)$/.exec(back.location ?? "")?.[1];
+  if (back.status !== 303 || !back.location?.startsWith(`/admin/tenants/${tenant.tenantId}/`) || !workspaceId) {
+    throw new Error(`the install did not complete: ${back.status} ${back.location ?? back.body}`);
+  }
+  const bot = s.slack.oauth.bots().at(-1) as FakeSlackBot;
+  return { ...tenant, workspaceId, bot, target };
 }

@@ -63,6 +63,11 @@ export interface AppDistribution {
   verify(request: InboundRequest, now: number): void;
   /** Which installation a verified delivery is for. Throws MalformedPayloadError. */
   route(request: InboundRequest): AppDelivery;
+  /**
+   * Present when the app also takes its deliveries over connections the cluster opens (the platform's receiver):
+   * the credentials its connections are opened with, one set for the whole app, however many installations.
+   */
+  receiverCredentials?: Record<string, unknown>;
   /** Where the platform sends the admin's browser back to. */
   callbackPath: string;
   /** The platform's authorize URL for an install by `binding`, and the cookie that ties it to the admin's browser. */

@@ -59,6 +59,11 @@ export class FakeOAuth {
     return this.app;
   }
 
+  /** The distributed app's id (api_app_id in its events), once enabled. */
+  get appId(): string | undefined {
+    return this.app?.appId;
+  }
+
   /** Token rotation on (seconds a bot token lives) or off (undefined), for the installs from now on. */
   rotateTokens(expiresInSeconds: number | undefined): this {
     if (this.app) this.app.expiresInSeconds = expiresInSeconds;
