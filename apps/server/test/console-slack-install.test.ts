@@ -50,6 +50,7 @@ describe("Add to Slack in the console", () => {
       // Back at the console, on the new workspace's page.
       await page.waitForURL(new RegExp(`/admin/tenants/${tenant.tenantId}/workspaces/ws_[\\w-]+$`));
       await page.getByRole("heading", { level: 1, name: target.teamName }).waitFor();
+      await page.getByText(t.workspace.installedHelp("Slack")).waitFor();
       const workspaceId = page.url().split("/").at(-1) as string;
       installed.push({ workspaceId, bot: s.slack.oauth.bots().at(-1) as FakeSlackBot, target });
     }

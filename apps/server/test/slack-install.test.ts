@@ -83,6 +83,8 @@ describe("Add to Slack", () => {
     expect(workspace).toMatchObject({
       platform: "slack",
       name: target.teamName,
+      installed: true,
+      webhookUrl: `${s.url}/slack/events`,
       credentialFields: ["botToken"],
       identity: { botUserId: bot.userId, botId: bot.botId, teamId: target.teamId, appId: bot.appId },
     });

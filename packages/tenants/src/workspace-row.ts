@@ -15,6 +15,8 @@ export interface WorkspaceRecord {
   credentialFields: string[];
   /** Set when the platform took our access away (the app uninstalled, its token revoked): it answers nothing. */
   disabled?: { at: string; reason: string };
+  /** An installation of the operator's distributed app: its events arrive at the app's one URL. */
+  installed: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -30,12 +32,13 @@ export interface WorkspaceRow {
   identity: BotIdentity;
   disabled_at: Date | string | null;
   disabled_reason: string | null;
+  installed: boolean;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
 export const workspaceColumns =
-  "id, tenant_id, platform, name, credentials_ciphertext, credential_fields, settings, identity, disabled_at, disabled_reason, created_at, updated_at";
+  "id, tenant_id, platform, name, credentials_ciphertext, credential_fields, settings, identity, disabled_at, disabled_reason, created_at, updated_at, exists (select 1 from app_installations i where i.workspace_id = workspaces.id) as installed";
 
 /** The credentials bind to their row: the ciphertext of one workspace does not open as another's. */
 export const credentialsContext = (workspaceId: string) => `workspace:${workspaceId}`;
@@ -50,6 +53,7 @@ export function toWorkspaceRecord(row: WorkspaceRow): WorkspaceRecord {
     identity: row.identity,
     credentialFields: row.credential_fields,
     ...(row.disabled_at ? { disabled: { at: timestamp(row.disabled_at), reason: row.disabled_reason ?? "" } } : {}),
+    installed: row.installed,
     createdAt: timestamp(row.created_at),
     updatedAt: timestamp(row.updated_at),
   };

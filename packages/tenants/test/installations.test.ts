@@ -64,6 +64,7 @@ describe.each(backends)("$name: installations of a distributed app", (backend) =
       platform: "slack",
       name: "Acme HQ",
       credentialFields: ["botToken", "botTokenExpiresAt"],
+      installed: true,
     });
     expect(record?.disabled).toBeUndefined();
     const workspace = await suite.tenants.directory.workspace(workspaceId);

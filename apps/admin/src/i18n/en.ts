@@ -186,6 +186,8 @@ export const en = {
     lastDay: "Last day",
     setupTitle: (platform: string) => `Connect it in ${platform}`,
     webhookUrl: "Webhook URL",
+    installedHelp: (platform: string) =>
+      `Installed with "Add to ${platform}": ${platform} sends its events to the service's own app, so there is nothing to set up here.`,
     webhookHelp: (platform: string) => `Paste this into ${platform} as the steps below say.`,
     connectionTitle: "Connection",
     connectionIntro: "The bot as the platform described it when the workspace was saved:",

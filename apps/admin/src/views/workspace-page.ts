@@ -89,11 +89,15 @@ export async function workspacePage(context: Context, tenantId: string, workspac
         "section",
         { class: "card", "aria-labelledby": "setup-title" },
         h("h2", { id: "setup-title" }, t.setupTitle(platform.displayName)),
-        copyField(t.webhookUrl, workspace.webhookUrl, {
-          name: "webhook-url",
-          help: t.webhookHelp(platform.displayName),
-        }),
-        h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
+        ...(workspace.installed
+          ? [h("p", {}, t.installedHelp(platform.displayName))]
+          : [
+              copyField(t.webhookUrl, workspace.webhookUrl, {
+                name: "webhook-url",
+                help: t.webhookHelp(platform.displayName),
+              }),
+              h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
+            ]),
       ),
       receiver &&
         h(

@@ -124,7 +124,14 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
       });
 
       await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
-      await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, platforms, directory, publicUrl });
+      await tenant.register(workspaceRoutes, {
+        prefix: "/workspaces",
+        registry,
+        platforms,
+        directory,
+        distributions: options.distributions,
+        publicUrl,
+      });
       await tenant.register(statsRoutes, { registry, stats });
       await tenant.register(toolServerRoutes, {
         prefix: "/workspaces/:workspaceId/tool-servers",
