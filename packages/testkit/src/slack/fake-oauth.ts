@@ -47,7 +47,7 @@ export class FakeOAuth {
 
   constructor(
     private readonly rotation: FakeTokenRotation,
-    private readonly bots: {
+    private readonly slack: {
       addBot(bot: Partial<FakeSlackBot>): FakeSlackBot;
       addRotatingBot(lifetimeMs: number, bot: Partial<FakeSlackBot>): FakeSlackBot & FakeTokenSet;
     },
@@ -144,8 +144,8 @@ export class FakeOAuth {
     // With rotation on, a token set the rotation can refresh later; else a token that never expires.
     const { expiresInSeconds } = app;
     const rotating =
-      expiresInSeconds === undefined ? undefined : this.bots.addRotatingBot(expiresInSeconds * 1000, ids);
-    const bot = rotating ?? this.bots.addBot({ ...ids, token: `xoxb-${randomBytes(12).toString("hex")}` });
+      expiresInSeconds === undefined ? undefined : this.slack.addRotatingBot(expiresInSeconds * 1000, ids);
+    const bot = rotating ?? this.slack.addBot({ ...ids, token: `xoxb-${randomBytes(12).toString("hex")}` });
     this.granted.push(bot);
     return {
       status: 200,
