@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { adminApi } from "./plugins/admin-api.ts";
 import { adminConsole } from "./plugins/admin-console.ts";
 import { internalRoutes, livenessRoute } from "./plugins/health.ts";
+import { installCallback } from "./plugins/install-callback.ts";
 import { webhookRoutes } from "./plugins/webhooks.ts";
 import type { Runtime } from "./runtime.ts";
 import { securityHeaders } from "./security-headers.ts";
@@ -35,7 +36,12 @@ export function buildApp(runtime: Runtime, logger: Logger) {
   app.register(livenessRoute);
   if (metricsPort === undefined) app.register(internalRoutes, internalOptions(runtime));
   if (runtime.config.role !== "worker") {
-    app.register(webhookRoutes, { ingest: runtime.ingest, platforms: runtime.platforms.descriptors });
+    const { distributions } = runtime;
+    app.register(webhookRoutes, { ingest: runtime.ingest, platforms: runtime.platforms.descriptors, distributions });
+    app.register(async (browser) => {
+      await browser.register(helmet, securityHeaders);
+      await browser.register(installCallback, { distributions });
+    });
     // Browser security headers belong to what a browser loads; the platforms' webhook answers skip their cost.
     app.register(
       async (admin) => {
@@ -51,6 +57,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           budgets: runtime.tenants.budgets,
           budgetGuard: runtime.budgets,
           receiverSlots: runtime.receiverSlots,
+          distributions,
           publicUrl: runtime.config.publicUrl,
           redis: runtime.shared.redis,
         });

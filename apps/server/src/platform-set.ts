@@ -1,4 +1,6 @@
 import type {
+  AppDistribution,
+  DistributionContext,
   Platform,
   PlatformAdapter,
   PlatformContext,
@@ -13,8 +15,10 @@ export class PlatformSet {
   /** The platforms that can also deliver over connections we open (receivers). */
   readonly receivers: ReadonlyMap<Platform, ReceiverDescriptor>;
   private readonly byId: ReadonlyMap<Platform, PlatformDescriptor>;
+  private readonly context: PlatformContext;
 
   constructor(descriptors: readonly PlatformDescriptor[], context: PlatformContext) {
+    this.context = context;
     const ids = descriptors.map((d) => d.id);
     const paths = descriptors.map((d) => d.webhookPath);
     if (new Set(ids).size !== ids.length || new Set(paths).size !== paths.length) {
@@ -25,6 +29,19 @@ export class PlatformSet {
     this.adapters = new Map(descriptors.map((d) => [d.id, d.createAdapter(context)]));
     this.receivers = new Map(
       descriptors.flatMap((d) => (d.createReceiver ? [[d.id, d.createReceiver(context)] as const] : [])),
+    );
+  }
+
+  /**
+   * The operator's apps installed into many workspaces, of the platforms that have them and whose environment
+   * configures one; built once the tenants' database (where installations are kept) is open.
+   */
+  distributions(context: Omit<DistributionContext, keyof PlatformContext>): ReadonlyMap<Platform, AppDistribution> {
+    return new Map(
+      this.descriptors.flatMap((d) => {
+        const distribution = d.createDistribution?.({ ...this.context, ...context });
+        return distribution ? [[d.id, distribution] as const] : [];
+      }),
     );
   }
 

@@ -1,5 +1,6 @@
 import { createAgent } from "@resident/agent";
 import {
+  type AppDistribution,
   BudgetGuard,
   type Consumer,
   EventGate,
@@ -19,6 +20,7 @@ import {
 } from "@resident/core";
 import { ensureLaneSchema, PgClaimStore, PgQueue, PgReceiverSlots } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
+import { withAppReceivers } from "./app-receivers.ts";
 import type { Config } from "./config.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { PlatformSet } from "./platform-set.ts";
@@ -33,6 +35,8 @@ export interface Runtime {
   shared: SharedState;
   tenants: Tenants;
   platforms: PlatformSet;
+  /** The operator's apps installed with an "Add to …" button, by platform; empty when none is configured. */
+  distributions: ReadonlyMap<string, AppDistribution>;
   ingest: Ingest;
   metrics: Metrics;
   /** Budgets, held before each LLM call and read by the admin API. */
@@ -107,7 +111,18 @@ export async function createRuntime(
       queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
     },
   };
-  const ingest = new Ingest({ directory: tenants.directory, adapters, ...lanes, telemetry, logger });
+  const distributions = platforms.distributions({
+    installations: tenants.installations,
+    publicUrl: config.publicUrl,
+  });
+  const ingest = new Ingest({
+    directory: tenants.directory,
+    adapters,
+    ...lanes,
+    installations: tenants.installations,
+    telemetry,
+    logger,
+  });
   const worker = (claims: typeof shared.claims, memory: typeof shared.memory) =>
     new ReplyWorker({
       directory: tenants.directory,
@@ -127,9 +142,8 @@ export async function createRuntime(
   const receivers = new ReceiverPool({
     instanceId: config.instanceId,
     slots: receiverSlots,
-    catalog: tenants.directory,
+    ...withAppReceivers(tenants.directory, distributions, ingest),
     receivers: platforms.receivers,
-    deliver: (platform, workspaceId, request, via) => ingest.handle(platform, workspaceId, request, via),
     logger,
     leaseMs: config.receiverLeaseMs,
   });
@@ -139,6 +153,7 @@ export async function createRuntime(
     shared,
     tenants,
     platforms,
+    distributions,
     ingest,
     metrics,
     budgets,

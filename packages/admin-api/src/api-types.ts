@@ -40,6 +40,13 @@ export type Me =
 export interface PlatformView extends PlatformGuide {
   platform: Platform;
   defaultFailMode: FailMode;
+  /** The operator configured an app of this platform that tenants install themselves ("Add to Slack"). */
+  installable: boolean;
+}
+
+/** Where the browser goes to install the operator's app: the platform's authorize page. */
+export interface InstallStart {
+  url: string;
 }
 
 export type Tenant = TenantRecord;

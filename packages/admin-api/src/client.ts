@@ -4,8 +4,10 @@ import type {
   AuditEntry,
   Budget,
   ConnectionTest,
+  InstallStart,
   IssuedToken,
   Me,
+  Platform,
   PlatformView,
   ReceiverConnections,
   Series,
@@ -100,6 +102,9 @@ export class AdminApi {
     this.call<Budget>("PUT", `/tenants/${tenantId}/budget`, budget);
   setWorkspaceBudget = (tenantId: string, id: string, budget: Budget) =>
     this.call<Budget>("PUT", `/tenants/${tenantId}/workspaces/${id}/budget`, budget);
+  /** In a browser, the answer also sets the cookie that ties the install to it. */
+  beginInstall = (tenantId: string, platform: Platform) =>
+    this.call<InstallStart>("POST", `/tenants/${tenantId}/installs/${platform}`);
   audit = (tenantId: string) => this.call<AuditEntry[]>("GET", `/tenants/${tenantId}/audit`);
 
   /** A new tenant and an admin of its own (a tenant token, and a client that uses it). */

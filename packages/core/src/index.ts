@@ -22,6 +22,7 @@ export * from "./outbound-sender.ts";
 export * from "./plain-text.ts";
 export * from "./platform-descriptor.ts";
 export * from "./ports/agent.ts";
+export type * from "./ports/app-distribution.ts";
 export type * from "./ports/change-feed.ts";
 export type * from "./ports/claim-store.ts";
 export type * from "./ports/conversation-memory.ts";

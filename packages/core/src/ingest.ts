@@ -4,6 +4,7 @@ import { toQueued } from "./chat-event.ts";
 import { DatabaseUnavailableError, MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { eventKey } from "./keys.ts";
+import type { AppDistribution, AppInstallations } from "./ports/app-distribution.ts";
 import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
 import type { Inbound, InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
@@ -33,13 +34,18 @@ export interface IngestDeps {
   standby?: Lane;
   /** Where fail-open workspaces go while neither shared lane can be reached: best-effort, this instance only. */
   local: Lane;
+  /** Routes the deliveries of the operator's distributed apps, and disables a workspace whose access was revoked. */
+  installations?: AppInstallations;
   telemetry: Telemetry;
   logger: Logger;
   now?: () => number;
 }
 
-/** How a delivery reached us: a webhook, or a connection a receiver holds open to the platform. */
-export type Ingress = "webhook" | "connection";
+/**
+ * How a delivery reached us: a workspace's webhook; a connection a receiver holds open to the platform; or the one
+ * URL of a distributed app, verified there with the app's secret before its workspace was known.
+ */
+export type Ingress = "webhook" | "connection" | "app";
 
 const ok = (body: unknown = { ok: true }): IngestResponse => ({ status: 200, body });
 const refuse = (status: number, error: string): IngestResponse => ({ status, body: { error } });
@@ -70,6 +76,51 @@ export class Ingest {
     const response = await this.receive(platform, workspaceId, request, via);
     this.deps.telemetry.acked(platform, response.status, performance.now() - started);
     return response;
+  }
+
+  /**
+   * A delivery at a distributed app's one URL (or over its connections): verified with the app's secret, routed to
+   * the installation it names, and from there the same path as a workspace's webhook. An installation nobody made is
+   * an unknown workspace.
+   */
+  async handleApp(
+    platform: Platform,
+    app: AppDistribution,
+    request: InboundRequest,
+    via: Exclude<Ingress, "app"> = "webhook",
+  ): Promise<IngestResponse> {
+    const started = performance.now();
+    const response = await this.receiveForApp(platform, app, request, via);
+    this.deps.telemetry.acked(platform, response.status, performance.now() - started);
+    return response;
+  }
+
+  private async receiveForApp(
+    platform: Platform,
+    app: AppDistribution,
+    request: InboundRequest,
+    via: Exclude<Ingress, "app">,
+  ): Promise<IngestResponse> {
+    let delivery: ReturnType<AppDistribution["route"]>;
+    try {
+      // Over a connection opened with the app's own token, the connection was the proof.
+      if (via === "webhook") app.verify(request, this.now());
+      delivery = app.route(request);
+    } catch (error) {
+      if (error instanceof VerificationError) return refuse(401, error.message);
+      if (error instanceof MalformedPayloadError) return refuse(400, error.message);
+      throw error;
+    }
+    if (delivery.kind === "respond") return { status: delivery.status, body: delivery.body };
+    let workspaceId: string | undefined;
+    try {
+      workspaceId = await this.deps.installations?.workspaceFor(platform, delivery.keys);
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError) return retryLater("workspace directory unavailable, retry later");
+      throw error;
+    }
+    if (!workspaceId) return refuse(404, "unknown workspace");
+    return this.receive(platform, workspaceId, request, "app");
   }
 
   private async receive(
@@ -109,6 +160,7 @@ export class Ingest {
     }
     if (inbound.kind === "respond") return { status: inbound.status, body: inbound.body };
     if (inbound.kind === "ignore") return ok();
+    if (inbound.kind === "revoked") return this.revoke(workspace, inbound.reason);
     if (inbound.kind === "notice") {
       // Idempotent acts (offering prompts), not answers: a redelivery repeats them harmlessly.
       inbound.act().catch((err) => this.deps.logger.warn({ err, workspaceId }, `could not act on ${inbound.reason}`));
@@ -128,6 +180,23 @@ export class Ingest {
       },
       deliveryContext(eventKey(event)),
     );
+  }
+
+  /** Nothing more is answered for the workspace; a redelivery of the notice finds it unknown. */
+  private async revoke(workspace: Workspace, reason: string): Promise<IngestResponse> {
+    const { installations, logger } = this.deps;
+    if (!installations) {
+      logger.warn({ workspaceId: workspace.id, reason }, "access revoked, but nothing here can disable the workspace");
+      return ok();
+    }
+    try {
+      await installations.disable(workspace.id, reason);
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError) return retryLater("workspace directory unavailable, retry later");
+      throw error;
+    }
+    logger.warn({ workspaceId: workspace.id, reason }, "workspace disabled: the platform revoked our access");
+    return ok();
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { ZodType } from "zod";
+import type { AppDistribution, AppInstallations } from "./ports/app-distribution.ts";
 import type { CredentialStore } from "./ports/credential-store.ts";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { RateLimiter } from "./ports/rate-limiter.ts";
@@ -14,6 +15,13 @@ export interface PlatformContext {
   limiter: RateLimiter;
   /** The stored credentials, for platforms whose tokens rotate: changed once across the cluster. */
   credentials: CredentialStore;
+}
+
+/** What an app distribution is built from: besides the platform's context, where installations are kept. */
+export interface DistributionContext extends PlatformContext {
+  installations: AppInstallations;
+  /** PUBLIC_URL: the platform sends the admin's browser back under it. */
+  publicUrl: string;
 }
 
 /**
@@ -40,6 +48,11 @@ export interface PlatformDescriptor<C = unknown, Guide extends object = object> 
   createAdapter(context: PlatformContext): PlatformAdapter<C>;
   /** Present when the platform can also deliver over connections we open (a receiver: a socket the platform pushes deliveries into). */
   createReceiver?(context: PlatformContext): ReceiverDescriptor<C>;
+  /**
+   * Present when the platform can serve one app of the operator's installed into many workspaces by their own admins
+   * (an "Add to …" button); answers undefined when the environment configures no such app.
+   */
+  createDistribution?(context: DistributionContext): AppDistribution | undefined;
 }
 
 /**

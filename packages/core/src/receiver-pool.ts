@@ -1,10 +1,15 @@
 import type { Platform } from "./chat-event.ts";
 import type { IngestResponse, Ingress } from "./ingest.ts";
 import type { InboundRequest } from "./ports/platform-adapter.ts";
-import type { ConnectionState, ReceiverCatalog, ReceiverConnection, ReceiverDescriptor } from "./ports/receiver.ts";
+import type {
+  ConnectionState,
+  ReceiverCatalog,
+  ReceiverConnection,
+  ReceiverDescriptor,
+  ReceiverTarget,
+} from "./ports/receiver.ts";
 import type { ReceiverSlots } from "./ports/receiver-slots.ts";
 import type { Logger } from "./ports/telemetry.ts";
-import type { Workspace } from "./ports/tenant-directory.ts";
 
 export interface ReceiverPoolDeps {
   instanceId: string;
@@ -83,7 +88,7 @@ export class ReceiverPool {
   async tick(): Promise<void> {
     const { slots, instanceId, leaseMs } = this.deps;
     let live: number;
-    let wanted: Map<string, { platform: Platform; receiver: ReceiverDescriptor; workspace: Workspace }>;
+    let wanted: Map<string, { platform: Platform; receiver: ReceiverDescriptor; workspace: ReceiverTarget }>;
     try {
       live = await slots.heartbeat(instanceId, leaseMs);
       wanted = await this.wanted();
@@ -121,7 +126,7 @@ export class ReceiverPool {
   }
 
   private async wanted() {
-    const wanted = new Map<string, { platform: Platform; receiver: ReceiverDescriptor; workspace: Workspace }>();
+    const wanted = new Map<string, { platform: Platform; receiver: ReceiverDescriptor; workspace: ReceiverTarget }>();
     for (const [platform, receiver] of this.deps.receivers) {
       for (const workspace of await this.deps.catalog.withCredential(platform, receiver.credentialField)) {
         wanted.set(workspace.id, { platform, receiver, workspace });
@@ -160,7 +165,7 @@ export class ReceiverPool {
   private open(
     platform: Platform,
     receiver: ReceiverDescriptor,
-    workspace: Workspace,
+    workspace: ReceiverTarget,
     slot: number,
     token: string,
     target: number,

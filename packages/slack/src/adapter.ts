@@ -76,7 +76,9 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   async verify(request: InboundRequest, workspace: Workspace<SlackCredentials>, now: number): Promise<void> {
     if (isSslCheck(request)) return;
     const { signingSecret } = workspace.credentials;
-    if (!signingSecret) throw new VerificationError("this workspace takes its events over Socket Mode, not HTTP");
+    if (!signingSecret) {
+      throw new VerificationError("this workspace takes its events over Socket Mode or at the app's own Request URL");
+    }
     verifyDelivery(request, signingSecret, now);
   }
 

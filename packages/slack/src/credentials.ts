@@ -46,3 +46,14 @@ export const slackCredentialsSchema = z
   });
 
 export type SlackCredentials = z.infer<typeof slackCredentialsSchema>;
+
+/**
+ * The credentials of a workspace installed with "Add to Slack": no signing secret of its own (the app's verifies its
+ * events) and the token set oauth.v2.access granted. With token rotation on, also the refresh token and the moment
+ * (epoch ms) the bot token expires, from `expires_in`.
+ */
+export interface SlackInstallationCredentials {
+  botToken: string;
+  botRefreshToken?: string;
+  botTokenExpiresAt?: number;
+}

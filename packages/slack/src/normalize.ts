@@ -20,6 +20,7 @@ import {
   messageEventSchema,
   urlVerificationSchema,
 } from "./payload.ts";
+import { revocationOf } from "./revocation.ts";
 import { isSslCheck } from "./ssl-check.ts";
 
 /** Subtypes that are still a person writing a message; every other subtype is an edit, a delete or a notice. */
@@ -62,6 +63,8 @@ export function normalizeDelivery(
   }
 
   const envelope = parsePayload(eventCallbackSchema, body, "event_callback");
+  const revoked = revocationOf(envelope.event);
+  if (revoked) return { kind: "revoked", reason: revoked, retry };
   if (envelope.event.type === "assistant_thread_started" && onThreadStarted) {
     const { assistant_thread: thread } = parsePayload(assistantThreadStartedSchema, envelope.event, "event");
     const started = { channel: thread.channel_id, threadTs: thread.thread_ts };

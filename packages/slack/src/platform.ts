@@ -1,6 +1,7 @@
 import { definePlatform } from "@resident/core";
 import { SlackAdapter } from "./adapter.ts";
 import { slackCredentialsSchema } from "./credentials.ts";
+import { slackDistribution } from "./distribution.ts";
 import { slackGuide } from "./guide.ts";
 import { socketModeReceiver } from "./socket-mode.ts";
 import { distributedAppLimits } from "./thread.ts";
@@ -9,7 +10,10 @@ import { distributedAppLimits } from "./thread.ts";
  * Slack as the service knows it. Reads SLACK_API_URL (default https://slack.com/api/),
  * SLACK_THREAD_READS_PER_MINUTE (default 1, Slack's limit for apps distributed outside the Marketplace),
  * SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (the app's, which refresh rotating bot tokens) and
- * SLACK_TOKEN_REFRESH_MARGIN_SECONDS (default 300: how long before its expiry a bot token is refreshed).
+ * SLACK_TOKEN_REFRESH_MARGIN_SECONDS (default 300: how long before its expiry a bot token is refreshed); and, for
+ * the operator's own app installed with "Add to Slack", SLACK_CLIENT_ID and SLACK_CLIENT_SECRET with
+ * SLACK_SIGNING_SECRET, SLACK_OAUTH_URL (default https://slack.com/oauth/v2/authorize) and SLACK_APP_TOKEN (its
+ * events over Socket Mode).
  */
 export const slackPlatform = definePlatform({
   id: "slack",
@@ -31,6 +35,7 @@ export const slackPlatform = definePlatform({
     }),
   createReceiver: ({ env, logger }) =>
     socketModeReceiver({ apiUrl: env.SLACK_API_URL || "https://slack.com/api/", logger }),
+  createDistribution: slackDistribution,
 });
 
 function threadReads(env: Readonly<Record<string, string | undefined>>) {

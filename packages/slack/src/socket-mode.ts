@@ -4,7 +4,7 @@ import type {
   ReceiverConnection,
   ReceiverDescriptor,
   ReceiverHooks,
-  Workspace,
+  ReceiverTarget,
 } from "@resident/core";
 import { SocketModeClient } from "@slack/socket-mode";
 import { bridge } from "./api.ts";
@@ -19,8 +19,11 @@ export interface SocketModeOptions {
 /** What Slack allows one app: ten open connections; it sends each envelope to one of them. */
 const maxConnections = 10;
 
-/** A Socket Mode workspace is one whose credentials carry an app-level token. */
-export function socketModeReceiver(options: SocketModeOptions): ReceiverDescriptor<SlackCredentials> {
+/**
+ * A Socket Mode workspace is one whose credentials carry an app-level token; the distributed app's connections
+ * carry its own (SLACK_APP_TOKEN), one set for all its installations.
+ */
+export function socketModeReceiver(options: SocketModeOptions): ReceiverDescriptor<Pick<SlackCredentials, "appToken">> {
   return {
     credentialField: "appToken",
     maxConnections,
@@ -52,7 +55,7 @@ class SocketModeConnection implements ReceiverConnection {
   private closed = false;
 
   constructor(
-    private readonly workspace: Workspace<SlackCredentials>,
+    private readonly workspace: ReceiverTarget<Pick<SlackCredentials, "appToken">>,
     private readonly hooks: ReceiverHooks,
     private readonly options: SocketModeOptions,
   ) {

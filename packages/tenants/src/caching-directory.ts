@@ -70,7 +70,8 @@ export class CachingDirectory implements TenantDirectory, ReceiverCatalog {
   /** Read from the database every time, uncached: the receivers' view of which workspaces want connections. */
   async withCredential(platform: string, credentialField: string): Promise<Workspace[]> {
     const rows = await this.options.sql.query<BudgetedRow>(
-      `select ${budgetedColumns} from workspaces where platform = $1 and credential_fields ? $2 order by id`,
+      `select ${budgetedColumns} from workspaces
+       where platform = $1 and credential_fields ? $2 and disabled_at is null order by id`,
       [platform, credentialField],
     );
     return Promise.all(rows.map((row) => this.toWorkspace(row)));
@@ -87,9 +88,11 @@ export class CachingDirectory implements TenantDirectory, ReceiverCatalog {
   }
 
   private async load(id: string): Promise<Workspace | undefined> {
-    const [row] = await this.options.sql.query<BudgetedRow>(`select ${budgetedColumns} from workspaces where id = $1`, [
-      id,
-    ]);
+    // A disabled workspace is as unknown to the pipeline as a deleted one: nothing of it is answered.
+    const [row] = await this.options.sql.query<BudgetedRow>(
+      `select ${budgetedColumns} from workspaces where id = $1 and disabled_at is null`,
+      [id],
+    );
     return row && this.toWorkspace(row);
   }
 

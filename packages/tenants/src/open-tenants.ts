@@ -5,6 +5,7 @@ import { AuditLog } from "./audit-log.ts";
 import { BudgetRegistry } from "./budget-registry.ts";
 import { CachingDirectory } from "./caching-directory.ts";
 import { CredentialCipher } from "./credential-cipher.ts";
+import { InstallationRegistry } from "./installation-registry.ts";
 import { migrate } from "./migrate.ts";
 import { sharedPassphraseSalt } from "./passphrase-salt.ts";
 import { PgliteClient } from "./pglite-client.ts";
@@ -44,6 +45,8 @@ export interface Tenants {
   directory: CachingDirectory;
   /** Workspaces' credentials changed by the service itself, once across the cluster (a rotating token's refresh). */
   credentials: StoredCredentials;
+  /** Installations of the operator's distributed apps, and the states of the installs begun. */
+  installations: InstallationRegistry;
   /** The database itself, for other parts that keep shared state in it (the PostgreSQL lane). */
   sql: SqlClient;
   /** True when the database answers (for /readyz). */
@@ -107,6 +110,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
     toolServers: new ToolServerRegistry({ sql, cipher, audit, onWorkspaceChange }),
     directory,
     credentials: new StoredCredentials({ sql, cipher, audit, onWorkspaceChange }),
+    installations: new InstallationRegistry({ sql, cipher, audit, onWorkspaceChange }),
     sql,
     async ping() {
       try {

@@ -22,6 +22,7 @@ import {
 } from "./workspace-input.ts";
 import {
   credentialsContext,
+  insertWorkspace,
   toWorkspaceRecord,
   type WorkspaceRecord,
   type WorkspaceRow,
@@ -149,21 +150,7 @@ export class TenantRegistry {
     const workspace = parseInput(this.workspaceInput, input);
     const id = newWorkspaceId();
     const record = await this.deps.sql.transaction(async (tx) => {
-      const [row] = await tx.query<WorkspaceRow>(
-        `insert into workspaces (id, tenant_id, platform, name, credentials_ciphertext, credential_fields, settings, identity)
-         select $1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb where exists (select 1 from tenants where id = $2)
-         returning ${workspaceColumns}`,
-        [
-          id,
-          tenantId,
-          workspace.platform,
-          workspace.name,
-          this.deps.cipher.seal(workspace.credentials, credentialsContext(id)),
-          JSON.stringify(setFieldNames(workspace.credentials)),
-          JSON.stringify(workspace.settings),
-          JSON.stringify(workspace.identity),
-        ],
-      );
+      const row = await insertWorkspace(tx, this.deps.cipher, id, tenantId, workspace);
       if (!row) throw new UnknownTenantError(tenantId);
       const fields = [
         "name",

@@ -3,7 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "@resident/core";
+import { MemoryChangeFeed } from "@resident/store";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { createTenants, openDatabase, type SqlClient, type Tenants } from "../src/index.ts";
 
 const postgresUrl = "postgres://postgres@127.0.0.1:5432/test";
 
@@ -79,4 +82,38 @@ export function captureLogger(): { logger: Logger; lines: string[] } {
 
 export function slackCredentials() {
   return { signingSecret: secretValue("signing"), botToken: `xoxb-${secretValue("bot")}` };
+}
+
+/** What a suite on its own fresh database holds: filled before its first test, closed after its last. */
+export interface TenantsSuite {
+  sql: SqlClient;
+  tenants: Tenants;
+  /** Every workspace id the change feed carried. */
+  seen: string[];
+  lines: string[];
+}
+
+/** Opens the tenants on a fresh database of `backend` for the calling suite (beforeAll), and disposes of it after. */
+export function tenantsPerSuite(backend: Backend): TenantsSuite {
+  const { logger, lines } = captureLogger();
+  const suite = { seen: [] as string[], lines } as TenantsSuite;
+  let location: Location | undefined;
+  beforeAll(async () => {
+    location = await backend.fresh();
+    const changes = new MemoryChangeFeed();
+    suite.sql = await openDatabase({ ...location, logger });
+    suite.tenants = await createTenants(suite.sql, {
+      ...location,
+      secretKey: newSecretKey(),
+      logger,
+      changeFeed: changes,
+      platforms,
+    });
+    changes.subscribe((id) => suite.seen.push(id));
+  });
+  afterAll(async () => {
+    await suite.tenants?.close();
+    await location?.dispose();
+  });
+  return suite;
 }

@@ -109,6 +109,7 @@ describe.each(backends)("$name: the registry", (backend) => {
         settings: { model: "claude-haiku-4-5" },
         identity: { botUserId: "U0BOT" },
         credentialFields: ["signingSecret", "botToken"],
+        installed: false,
         createdAt: expect.any(String),
         updatedAt: workspace.createdAt,
       });

@@ -22,6 +22,8 @@ export interface FakeResponse {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** A page for a browser, sent as it is instead of `body`. */
+  html?: string;
   /** Written piece by piece as it is produced, instead of `body` (server-sent events); its headers name the type. */
   stream?: AsyncIterable<string>;
 }
@@ -107,6 +109,11 @@ export class FakeServer {
     if (response.stream) return this.stream(call, response, res);
     call.status = response.status;
     if (res.destroyed) return;
+    if (response.html !== undefined) {
+      res.writeHead(response.status, { "content-type": "text/html; charset=utf-8", ...response.headers });
+      res.end(response.html);
+      return;
+    }
     const body = response.body === undefined ? "" : JSON.stringify(response.body);
     res.writeHead(response.status, { "content-type": "application/json; charset=utf-8", ...response.headers });
     res.end(body);

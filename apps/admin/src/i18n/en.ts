@@ -89,6 +89,8 @@ export const en = {
     },
     connectTitle: "Connect a workspace",
     connect: (platform: string) => `Connect ${platform}`,
+    install: (platform: string) => `Add to ${platform}`,
+    disabled: (reason: string) => `Disabled: ${reason}`,
   },
   activity: {
     lastMessage: "Last message received",
@@ -184,6 +186,8 @@ export const en = {
     lastDay: "Last day",
     setupTitle: (platform: string) => `Connect it in ${platform}`,
     webhookUrl: "Webhook URL",
+    installedHelp: (platform: string) =>
+      `Installed with "Add to ${platform}": ${platform} sends its events to the service's own app, so there is nothing to set up here.`,
     webhookHelp: (platform: string) => `Paste this into ${platform} as the steps below say.`,
     connectionTitle: "Connection",
     connectionIntro: "The bot as the platform described it when the workspace was saved:",

@@ -86,6 +86,8 @@ export const ja: Catalogue = {
     },
     connectTitle: "ワークスペースを接続",
     connect: (platform: string) => `${platform} を接続`,
+    install: (platform: string) => `${platform} に追加`,
+    disabled: (reason: string) => `無効: ${reason}`,
   },
   activity: {
     lastMessage: "最後にメッセージを受信",
@@ -174,6 +176,8 @@ export const ja: Catalogue = {
     lastDay: "過去 1 日",
     setupTitle: (platform: string) => `${platform} での設定`,
     webhookUrl: "Webhook URL",
+    installedHelp: (platform: string) =>
+      `「${platform} に追加」でインストールしました。イベントはサービス自身のアプリに届くので、ここで設定することはありません。`,
     webhookHelp: (platform: string) => `以下の手順に従って、この URL を ${platform} に貼り付けてください。`,
     connectionTitle: "接続",
     connectionIntro: "ワークスペースを保存したときに、プラットフォームから返されたボットの情報です。",

@@ -70,6 +70,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
       h("p", { class: "breadcrumb" }, h("a", { href: paths.tenant(tenantId), "data-link": true }, t.breadcrumb)),
       h("h1", { tabindex: -1 }, workspace.name),
       h("p", { class: "platform-badge" }, platform.displayName),
+      workspace.disabled && h("p", { class: "alert" }, text().workspaces.disabled(workspace.disabled.reason)),
       h(
         "section",
         { class: "card", "aria-labelledby": "stats-title" },
@@ -88,11 +89,15 @@ export async function workspacePage(context: Context, tenantId: string, workspac
         "section",
         { class: "card", "aria-labelledby": "setup-title" },
         h("h2", { id: "setup-title" }, t.setupTitle(platform.displayName)),
-        copyField(t.webhookUrl, workspace.webhookUrl, {
-          name: "webhook-url",
-          help: t.webhookHelp(platform.displayName),
-        }),
-        h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
+        ...(workspace.installed
+          ? [h("p", {}, t.installedHelp(platform.displayName))]
+          : [
+              copyField(t.webhookUrl, workspace.webhookUrl, {
+                name: "webhook-url",
+                help: t.webhookHelp(platform.displayName),
+              }),
+              h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
+            ]),
       ),
       receiver &&
         h(

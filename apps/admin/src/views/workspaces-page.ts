@@ -1,5 +1,7 @@
-import type { TenantStats, Workspace } from "@resident/admin-api";
+import type { PlatformView, TenantStats, Workspace } from "@resident/admin-api";
+import { describeProblem } from "../api-errors.ts";
 import { activitySummary } from "../components/activity-summary.ts";
+import { alertBox } from "../components/alert-box.ts";
 import { livePanel } from "../components/live-panel.ts";
 import { type Context, type Page, paths, platformOf } from "../context.ts";
 import { h } from "../dom.ts";
@@ -16,14 +18,17 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
     () => api.stats(tenantId),
     (stats) => workspaceTable(context, workspaces, stats),
   );
+  const problem = alertBox();
   const connect = h(
     "section",
     { class: "card", "aria-labelledby": "connect-title" },
     h("h2", { id: "connect-title" }, t.connectTitle),
+    problem.element,
     h(
       "ul",
       { class: "platform-choices" },
-      ...context.platforms.map((platform) =>
+      ...context.platforms.flatMap((platform) => [
+        platform.installable && h("li", {}, installButton(context, tenantId, platform, problem)),
         h(
           "li",
           {},
@@ -33,7 +38,7 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
             t.connect(platform.displayName),
           ),
         ),
-      ),
+      ]),
     ),
   );
   return {
@@ -56,6 +61,31 @@ export async function workspacesPage(context: Context, tenantId: string): Promis
     ),
     dispose: table.dispose,
   };
+}
+
+/**
+ * "Add to Slack": the operator's own app, installed by this admin. The platform's page decides the workspace; the
+ * browser comes back to the new workspace's page. The state of the install is tied to this tab's admin token.
+ */
+function installButton(
+  context: Context,
+  tenantId: string,
+  platform: PlatformView,
+  problem: ReturnType<typeof alertBox>,
+): HTMLElement {
+  const button = h("button", { type: "button" }, text().workspaces.install(platform.displayName));
+  button.addEventListener("click", async () => {
+    problem.clear();
+    button.disabled = true;
+    try {
+      const { url } = await context.api.beginInstall(tenantId, platform.platform);
+      window.location.assign(url);
+    } catch (error) {
+      button.disabled = false;
+      problem.show(describeProblem(error));
+    }
+  });
+  return button;
 }
 
 function workspaceTable(context: Context, workspaces: Workspace[], stats: TenantStats): Node {
@@ -91,7 +121,13 @@ function workspaceTable(context: Context, workspaces: Workspace[], stats: Tenant
             h("a", { href: paths.workspace(workspace.tenantId, workspace.id), "data-link": true }, workspace.name),
           ),
           h("td", {}, platformOf(context, workspace.platform)?.displayName ?? workspace.platform),
-          h("td", {}, activitySummary(stats.activity[workspace.id])),
+          h(
+            "td",
+            {},
+            workspace.disabled
+              ? h("strong", { class: "disabled" }, t.disabled(workspace.disabled.reason))
+              : activitySummary(stats.activity[workspace.id]),
+          ),
           cell(counts?.events),
           cell(counts && counts.duplicateEvents + counts.duplicateReplies),
           cell(counts?.replies),

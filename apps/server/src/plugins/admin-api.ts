@@ -1,4 +1,4 @@
-import type { BudgetGuard, ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
+import type { AppDistribution, BudgetGuard, ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import {
   type AdminTokens,
@@ -14,6 +14,7 @@ import type { PlatformSet } from "../platform-set.ts";
 import { budgetRoutes } from "./admin/budget-routes.ts";
 import { connectionRoutes } from "./admin/connection-routes.ts";
 import { answerAdminError } from "./admin/errors.ts";
+import { installRoutes } from "./admin/install-routes.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
 import { tokenRoutes } from "./admin/token-routes.ts";
@@ -36,6 +37,8 @@ export interface AdminApiOptions {
   budgetGuard: BudgetGuard;
   /** Where receiver connections are held (Socket Mode), for the console. */
   receiverSlots: ReceiverSlots;
+  /** The operator's apps that tenants install (an "Add to …" button). */
+  distributions: ReadonlyMap<string, AppDistribution>;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
@@ -76,7 +79,12 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
   });
 
   app.get("/platforms", async () =>
-    platforms.descriptors.map(({ id, defaultFailMode, guide }) => ({ platform: id, defaultFailMode, ...guide })),
+    platforms.descriptors.map(({ id, defaultFailMode, guide }) => ({
+      platform: id,
+      defaultFailMode,
+      installable: options.distributions.has(id),
+      ...guide,
+    })),
   );
 
   app.post("/tenants", { schema: { body: tenantInputSchema } }, async (request, reply) => {
@@ -116,7 +124,14 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
       });
 
       await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
-      await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, platforms, directory, publicUrl });
+      await tenant.register(workspaceRoutes, {
+        prefix: "/workspaces",
+        registry,
+        platforms,
+        directory,
+        distributions: options.distributions,
+        publicUrl,
+      });
       await tenant.register(statsRoutes, { registry, stats });
       await tenant.register(toolServerRoutes, {
         prefix: "/workspaces/:workspaceId/tool-servers",
@@ -124,6 +139,7 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
         directory,
       });
       await tenant.register(budgetRoutes, { budgets: options.budgets, guard: options.budgetGuard });
+      await tenant.register(installRoutes, { distributions: options.distributions });
       await tenant.register(connectionRoutes, {
         prefix: "/workspaces",
         registry,

@@ -21,11 +21,14 @@ export interface Browser {
 }
 
 /**
- * Debian's Chromium, headless, with a fresh profile, allowed to reach `origin` only. Every response is recorded, so
- * a test can look through all the browser ever received. `locale` is the browser's language preference
- * (navigator.languages, Accept-Language).
+ * Debian's Chromium, headless, with a fresh profile, allowed to reach `origin` only (and `alsoAllowed`: a fake
+ * platform's pages the console sends the browser to). Every response is recorded, so a test can look through all
+ * the browser ever received. `locale` is the browser's language preference (navigator.languages, Accept-Language).
  */
-export async function openBrowser(origin: string, options: { locale?: string } = {}): Promise<Browser> {
+export async function openBrowser(
+  origin: string,
+  options: { locale?: string; alsoAllowed?: string[] } = {},
+): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), "resident-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
@@ -49,7 +52,7 @@ export async function openBrowser(origin: string, options: { locale?: string } =
   const pending: Promise<void>[] = [];
   await context.route("**/*", (route) => {
     const url = route.request().url();
-    if (url.startsWith(origin)) return route.continue();
+    if ([origin, ...(options.alsoAllowed ?? [])].some((allowed) => url.startsWith(allowed))) return route.continue();
     outside.push(url);
     return route.abort();
   });

@@ -25,11 +25,13 @@ export interface InProcessService {
 /**
  * One resident instance in this process, on a fresh PostgreSQL database, talking to a fake Slack and a fake
  * Anthropic on loopback, with its log captured. Everything else is the real service. Several instances share one
- * deployment when given the same DATABASE_URL, ADMIN_TOKEN, SECRET_KEY (and REDIS_URL) in `env`.
+ * deployment when given the same DATABASE_URL, ADMIN_TOKEN, SECRET_KEY (and REDIS_URL) in `env`. `prepare` sets the
+ * fake Slack up before the instance starts and answers what it adds to the environment (a distributed app's ids).
  */
 export async function startInProcessService(
   env: Record<string, string> = {},
   descriptors: readonly PlatformDescriptor[] = platforms,
+  prepare: (slack: FakeSlack) => Record<string, string> = () => ({}),
 ): Promise<InProcessService> {
   const [slack, llm, database] = await Promise.all([
     new FakeSlack().start(),
@@ -49,8 +51,10 @@ export async function startInProcessService(
     ANTHROPIC_API_KEY: apiKey,
     ANTHROPIC_BASE_URL: llm.url,
     SLACK_API_URL: slack.apiUrl,
+    SLACK_OAUTH_URL: slack.oauthUrl,
     LOG_LEVEL: "debug",
     INSTANCE_ID: "test-instance",
+    ...prepare(slack),
     ...env,
   });
   const logs: string[] = [];

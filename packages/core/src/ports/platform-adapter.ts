@@ -24,7 +24,9 @@ export type Inbound =
   /** Nothing to answer: our own message, another bot, an edit, a notice. */
   | { kind: "ignore"; reason: string; retry?: RetryNotice }
   /** A platform notice the adapter acts on itself after the ack (a thread opened: offer its suggested prompts). */
-  | { kind: "notice"; reason: string; act(): Promise<void>; retry?: RetryNotice };
+  | { kind: "notice"; reason: string; act(): Promise<void>; retry?: RetryNotice }
+  /** The platform took our access to the workspace away (the app uninstalled, its bot token revoked). */
+  | { kind: "revoked"; reason: string; retry?: RetryNotice };
 
 export interface OutboundReply {
   event: QueuedEvent;

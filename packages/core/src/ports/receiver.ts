@@ -20,6 +20,12 @@ export interface ReceiverConnection {
 }
 
 /**
+ * What a receiver opens connections for: a workspace whose credentials carry the receiver's field, or a distributed
+ * app taking the deliveries of all its installations (its id then names the app, not a workspace).
+ */
+export type ReceiverTarget<C = unknown> = Pick<Workspace<C>, "id" | "credentials">;
+
+/**
  * A platform that also delivers over connections we open to it (a WebSocket the platform pushes into), apart from processing: as in
  * bolt-js, a receiver only brings deliveries in, and they enter the same verify-less gate, ledger and ack rule as
  * a webhook's. A workspace takes deliveries over connections when its credentials carry `credentialField`.
@@ -29,11 +35,11 @@ export interface ReceiverDescriptor<C = unknown> {
   credentialField: string;
   /** The platform's limit of open connections per workspace's app. */
   maxConnections: number;
-  open(workspace: Workspace<C>, hooks: ReceiverHooks): ReceiverConnection;
+  open(target: ReceiverTarget<C>, hooks: ReceiverHooks): ReceiverConnection;
 }
 
 /** Finds the workspaces that take deliveries over connections. Read afresh each time: nothing is cached. */
 export interface ReceiverCatalog {
-  /** The workspaces of `platform` whose credentials carry `credentialField`, decrypted. */
-  withCredential(platform: string, credentialField: string): Promise<Workspace[]>;
+  /** The workspaces (or apps) of `platform` whose credentials carry `credentialField`, decrypted. */
+  withCredential(platform: string, credentialField: string): Promise<ReceiverTarget[]>;
 }

@@ -5,4 +5,8 @@ export interface SlackBotIds {
   /** The bot user (what `<@…>` mentions). */
   userId: string;
   botId: string;
+  /** Its Enterprise Grid org, if any. */
+  enterpriseId?: string;
+  /** Installed org-wide: the org's installation delivers for every workspace in it. */
+  enterpriseInstall?: boolean;
 }

@@ -15,7 +15,14 @@ export interface SlackEventEnvelope {
   event: SlackEvent;
   event_id: string;
   event_time: number;
-  authorizations: { team_id: string; user_id: string; is_bot: boolean; is_enterprise_install: boolean }[];
+  enterprise_id?: string;
+  authorizations: {
+    enterprise_id?: string;
+    team_id: string;
+    user_id: string;
+    is_bot: boolean;
+    is_enterprise_install: boolean;
+  }[];
   is_ext_shared_channel: boolean;
   event_context: string;
 }
@@ -162,6 +169,19 @@ export function messageChanged(
   });
 }
 
+/** Slack telling the app it was removed from the bot's workspace (`app_uninstalled`). */
+export function appUninstalled(bot: SlackBotIds): SlackEventEnvelope {
+  const ts = nextTs();
+  return envelope(bot, {}, { type: "app_uninstalled", channel: "", ts, event_ts: ts });
+}
+
+/** Slack telling the app that tokens were revoked: the bot's own unless only user tokens are given. */
+export function tokensRevoked(bot: SlackBotIds, tokens: { oauth?: string[]; bot?: string[] } = {}): SlackEventEnvelope {
+  const ts = nextTs();
+  const revoked = tokens.oauth || tokens.bot ? tokens : { bot: [bot.userId] };
+  return envelope(bot, {}, { type: "tokens_revoked", channel: "", ts, event_ts: ts, tokens: revoked });
+}
+
 /** The handshake Slack sends when the Request URL is saved. */
 export function urlVerification(challenge: string = randomUUID()): {
   token: string;
@@ -194,15 +214,25 @@ function messageBase(bot: SlackBotIds, options: MessageOptions, text: string): S
 }
 
 function envelope(bot: SlackBotIds, options: MessageOptions, event: SlackEvent): SlackEventEnvelope {
+  const enterprise = bot.enterpriseId ? { enterprise_id: bot.enterpriseId } : {};
   return {
     type: "event_callback",
     token: verificationToken,
     team_id: bot.teamId,
+    ...enterprise,
     api_app_id: bot.appId,
     event,
     event_id: options.eventId ?? slackId("Ev"),
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: bot.teamId, user_id: bot.userId, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        ...enterprise,
+        team_id: bot.teamId,
+        user_id: bot.userId,
+        is_bot: true,
+        is_enterprise_install: bot.enterpriseInstall ?? false,
+      },
+    ],
     is_ext_shared_channel: false,
     event_context: `4-${Buffer.from(`${bot.teamId}:${event.channel}`).toString("base64url")}`,
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type FakeResponse, FakeServer, type RecordedCall } from "../fake-server.ts";
 import type { SlackBotIds } from "./bot.ts";
+import { FakeOAuth } from "./fake-oauth.ts";
 import { FakeSocketMode, type FakeSocketModeOptions } from "./fake-socket-mode.ts";
 import { FakeTokenRotation, type FakeTokenRotationOptions, type FakeTokenSet } from "./fake-token-rotation.ts";
 import { nextTs, slackId } from "./ids.ts";
@@ -85,6 +86,8 @@ export class FakeSlack {
   readonly socketMode: FakeSocketMode;
   /** Token rotation: the app's client id and secret, rotating bot tokens, oauth.v2.access refreshes. */
   readonly rotation: FakeTokenRotation;
+  /** OAuth v2 for a distributed app: the authorize page, its redirect, oauth.v2.access. */
+  readonly oauth: FakeOAuth;
   private readonly bots = new Map<string, FakeSlackBot>();
   private readonly stored: FakeSlackPost[] = [];
   private readonly threads = new Map<string, FakeAssistantThread>();
@@ -93,6 +96,10 @@ export class FakeSlack {
   constructor(options: { socketMode?: FakeSocketModeOptions; rotation?: FakeTokenRotationOptions } = {}) {
     this.socketMode = new FakeSocketMode(options.socketMode);
     this.rotation = new FakeTokenRotation(options.rotation);
+    this.oauth = new FakeOAuth(this.rotation, {
+      addBot: (bot) => this.addBot(bot),
+      addRotatingBot: (lifetimeMs, bot) => this.addRotatingBot(lifetimeMs, bot),
+    });
     this.server = new FakeServer({
       "POST /api/auth.test": (call) => this.authorized(call, (bot) => this.authTest(bot)),
       "POST /api/chat.postMessage": (call) => this.authorized(call, (bot, params) => this.postMessage(bot, params)),
@@ -106,7 +113,11 @@ export class FakeSlack {
         this.authorized(call, (_, params) => this.setSuggestedPrompts(params)),
       "POST /api/assistant.threads.setTitle": (call) => this.authorized(call, (_, params) => this.setTitle(params)),
       "POST /api/apps.connections.open": (call) => this.socketMode.connectionsOpen(call),
-      "POST /api/oauth.v2.access": (call) => this.rotation.access(call),
+      "GET /oauth/v2/authorize": (call) => this.oauth.authorizePage(call),
+      "GET /oauth/v2/authorize/approve": (call) => this.oauth.approve(call),
+      // One method for both grants: a refresh of a rotating token, or an install's code.
+      "POST /api/oauth.v2.access": (call) =>
+        paramsOf(call).grant_type === "refresh_token" ? this.rotation.access(call) : this.oauth.access(call),
     });
   }
 
@@ -122,6 +133,11 @@ export class FakeSlack {
   /** http://127.0.0.1:<port> */
   get url(): string {
     return this.server.url;
+  }
+
+  /** What SLACK_OAUTH_URL is set to: the authorize page. */
+  get oauthUrl(): string {
+    return `${this.server.url}/oauth/v2/authorize`;
   }
 
   /** What SLACK_API_URL (or SlackAdapterOptions.apiUrl) is set to. */
@@ -245,7 +261,7 @@ export class FakeSlack {
   }
 
   private authorized(call: RecordedCall, handle: (bot: FakeSlackBot, params: Params) => FakeResponse): FakeResponse {
-    const params: Params = { ...Object.fromEntries(call.query), ...(isParams(call.body) ? call.body : {}) };
+    const params = paramsOf(call);
     const bearer = /^Bearer (.+)$/.exec(call.headers.authorization ?? "")?.[1];
     const token = bearer ?? (typeof params.token === "string" ? params.token : undefined);
     if (!token) return slackError("not_authed");
@@ -264,7 +280,8 @@ export class FakeSlack {
       team_id: bot.teamId,
       user_id: bot.userId,
       bot_id: bot.botId,
-      is_enterprise_install: false,
+      is_enterprise_install: bot.enterpriseInstall ?? false,
+      ...(bot.enterpriseId ? { enterprise_id: bot.enterpriseId } : {}),
     });
   }
 
@@ -482,6 +499,10 @@ function ok(body: Params): FakeResponse {
 
 function slackError(error: string): FakeResponse {
   return { status: 200, body: { ok: false, error } };
+}
+
+function paramsOf(call: RecordedCall): Params {
+  return { ...Object.fromEntries(call.query), ...(isParams(call.body) ? call.body : {}) };
 }
 
 function isParams(value: unknown): value is Params {

@@ -1,6 +1,7 @@
 export type { SlackBotIds } from "./bot.ts";
 export * from "./connect-workspace.ts";
 export * from "./events.ts";
+export * from "./fake-oauth.ts";
 export * from "./fake-slack.ts";
 export * from "./fake-socket-mode.ts";
 export * from "./fake-token-rotation.ts";

@@ -1,4 +1,4 @@
-import { issueLines, type Platform, type TenantDirectory } from "@resident/core";
+import { type AppDistribution, issueLines, type Platform, type TenantDirectory } from "@resident/core";
 import {
   InvalidInputError,
   newWorkspaceSchema,
@@ -16,16 +16,19 @@ export interface WorkspaceRoutesOptions {
   platforms: PlatformSet;
   /** Opens a workspace's stored credentials, for testing the connection. */
   directory: TenantDirectory;
+  /** An installed workspace's events arrive at its app's one URL, not at one of its own. */
+  distributions: ReadonlyMap<string, AppDistribution>;
   publicUrl: string;
 }
 
 /** `…/workspaces`: credentials go in, are checked with the platform, and never come out. */
 export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRoutesOptions> = async (app, options) => {
-  const { registry, platforms, directory, publicUrl } = options;
+  const { registry, platforms, directory, distributions, publicUrl } = options;
   const { adapters } = platforms;
   const create = newWorkspaceSchema(platforms.ids);
   const view = (record: WorkspaceRecord) => {
-    const path = platforms.webhookPath(record.platform, record.id);
+    const app = record.installed ? distributions.get(record.platform) : undefined;
+    const path = app?.eventsPath ?? platforms.webhookPath(record.platform, record.id);
     return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}` };
   };
   const notFound = { error: "not found" };

@@ -1,0 +1,55 @@
+import {
+  type AppDelivery,
+  type InboundRequest,
+  MalformedPayloadError,
+  parseJsonBody,
+  parsePayload,
+} from "@resident/core";
+import { z } from "zod";
+import { urlVerificationSchema } from "./payload.ts";
+import { isSslCheck } from "./ssl-check.ts";
+
+const authorizationSchema = z.object({
+  team_id: z.string().nullish(),
+  enterprise_id: z.string().nullish(),
+  is_enterprise_install: z.boolean().optional(),
+});
+
+/** The parts of any Events API body that say which installation it is for. */
+const routedBodySchema = z.object({
+  type: z.string(),
+  team_id: z.string().nullish(),
+  enterprise_id: z.string().nullish(),
+  is_enterprise_install: z.boolean().optional(),
+  authorizations: z.array(authorizationSchema).optional(),
+});
+
+/** An installation's key: per team, or per enterprise for an Enterprise Grid org-wide install. */
+export const teamKey = (teamId: string) => `team:${teamId}`;
+export const enterpriseKey = (enterpriseId: string) => `enterprise:${enterpriseId}`;
+
+/**
+ * Which installation of the distributed app a verified delivery is for, as bolt-js reads it: the delivery's
+ * authorization (the installation Slack delivers it for) first, the body's own team and enterprise after. An
+ * org-wide install is found by its enterprise; a workspace's own install by its team, and, failing that, the
+ * enterprise it belongs to. The URL handshakes are answered here: no installation is involved in them.
+ */
+export function routeAppDelivery(request: InboundRequest): AppDelivery {
+  if (isSslCheck(request)) return { kind: "respond", status: 200, body: { ok: true } };
+  const body = parseJsonBody(request.rawBody);
+  const routed = parsePayload(routedBodySchema, body, "Events API body");
+  if (routed.type === "url_verification") {
+    const { challenge } = parsePayload(urlVerificationSchema, body, "url_verification");
+    return { kind: "respond", status: 200, body: { challenge } };
+  }
+  const authorization = routed.authorizations?.[0];
+  const enterpriseInstall = authorization?.is_enterprise_install ?? routed.is_enterprise_install ?? false;
+  const enterprise = authorization?.enterprise_id ?? routed.enterprise_id;
+  const team = authorization?.team_id ?? routed.team_id;
+  const keys =
+    enterpriseInstall && enterprise
+      ? [enterpriseKey(enterprise)]
+      : [...(team ? [teamKey(team)] : []), ...(enterprise ? [enterpriseKey(enterprise)] : [])];
+  if (keys.length === 0) throw new MalformedPayloadError("the delivery names no team and no enterprise");
+  return { kind: "installation", keys };
+}
