@@ -34,8 +34,8 @@ export interface RotatingTokensOptions<C> {
  * Hands out a workspace's token, refreshed before it expires, with one refresh per token across the cluster: in
  * this process one refresh per workspace is in flight and every caller joins it; across instances the store's lock
  * lets one refresh while the others wait, and each of them, once inside, finds the token fresh and keeps it.
- * A refresh token is honoured once (Slack answers a second use with invalid_refresh_token), so two refreshes would
- * leave a broken install (node-slack-sdk#2504). The freshest token seen here is remembered, because the workspace a
+ * A refresh token is honoured once (platforms that rotate tokens refuse a second use), so two refreshes would leave
+ * a broken install. The freshest token seen here is remembered, because the workspace a
  * caller holds may have been read before another instance's refresh reached this instance's cache.
  */
 export class RotatingTokens<C> {
