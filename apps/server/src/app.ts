@@ -51,6 +51,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           budgets: runtime.tenants.budgets,
           budgetGuard: runtime.budgets,
           receiverSlots: runtime.receiverSlots,
+          feedback: runtime.tenants.feedback,
           publicUrl: runtime.config.publicUrl,
           redis: runtime.shared.redis,
         });

@@ -3,6 +3,7 @@ import {
   BudgetGuard,
   type Consumer,
   EventGate,
+  FeedbackIntake,
   Ingest,
   type Lane,
   type Logger,
@@ -102,7 +103,12 @@ export async function createRuntime(
       queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
     },
   };
-  const ingest = new Ingest({ directory: tenants.directory, adapters, ...lanes, telemetry, logger });
+  // Clicks are gated like deliveries, but never in the fail-open lane: a vote is kept only in the database.
+  const feedback = new FeedbackIntake(
+    [lanes.shared.gate, lanes.standby?.gate].filter((gate) => gate !== undefined),
+    tenants.feedback,
+  );
+  const ingest = new Ingest({ directory: tenants.directory, adapters, ...lanes, feedback, telemetry, logger });
   const worker = (claims: typeof shared.claims, memory: typeof shared.memory) =>
     new ReplyWorker({
       directory: tenants.directory,

@@ -1,4 +1,4 @@
-import type { BudgetGuard, ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
+import type { BudgetGuard, FeedbackLedger, ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import {
   type AdminTokens,
@@ -14,6 +14,7 @@ import type { PlatformSet } from "../platform-set.ts";
 import { budgetRoutes } from "./admin/budget-routes.ts";
 import { connectionRoutes } from "./admin/connection-routes.ts";
 import { answerAdminError } from "./admin/errors.ts";
+import { feedbackRoutes } from "./admin/feedback-routes.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
 import { tokenRoutes } from "./admin/token-routes.ts";
@@ -36,6 +37,8 @@ export interface AdminApiOptions {
   budgetGuard: BudgetGuard;
   /** Where receiver connections are held (Socket Mode), for the console. */
   receiverSlots: ReceiverSlots;
+  /** The votes on answers, per workspace and day. */
+  feedback: FeedbackLedger;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
@@ -118,6 +121,7 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
       await tenant.register(tokenRoutes, { prefix: "/tokens", tokens });
       await tenant.register(workspaceRoutes, { prefix: "/workspaces", registry, platforms, directory, publicUrl });
       await tenant.register(statsRoutes, { registry, stats });
+      await tenant.register(feedbackRoutes, { registry, feedback: options.feedback });
       await tenant.register(toolServerRoutes, {
         prefix: "/workspaces/:workspaceId/tool-servers",
         toolServers: options.toolServers,

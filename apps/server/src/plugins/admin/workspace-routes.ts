@@ -26,7 +26,9 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRoutesOptions> = as
   const create = newWorkspaceSchema(platforms.ids);
   const view = (record: WorkspaceRecord) => {
     const path = platforms.webhookPath(record.platform, record.id);
-    return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}` };
+    const interactionPath = platforms.interactionPath(record.platform, record.id);
+    const interactions = interactionPath && { interactionPath, interactionUrl: `${publicUrl}${interactionPath}` };
+    return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}`, ...interactions };
   };
   const notFound = { error: "not found" };
 
