@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type ClaimStore,
   DatabaseUnavailableError,
   EventGate,
   type FeedbackClick,
@@ -28,7 +29,7 @@ const click: FeedbackClick = {
 /** An adapter whose every delivery is one click: the ingest path, not the platform, is under test. */
 const adapter = { platform: "unit", verify: async () => {}, normalize: () => ({ kind: "feedback", click }) };
 
-function setUp(ledger = new MemoryFeedbackLedger(), gateStore = new MemoryClaimStore()) {
+function setUp(ledger = new MemoryFeedbackLedger(), gateStore: ClaimStore = new MemoryClaimStore()) {
   const lane = (): Lane => ({
     gate: new EventGate(gateStore, "instance-1", 10_000),
     queue: new MemoryQueue<QueuedEvent>(),
@@ -61,7 +62,7 @@ describe("Ingest: feedback clicks", () => {
     ledger.record = () => Promise.reject(new DatabaseUnavailableError("PostgreSQL is unreachable"));
     const databaseAway = await setUp(ledger).deliver();
     expect(databaseAway).toMatchObject({ status: 503, headers: { "retry-after": "5" } });
-    const gatesAway = setUp(new MemoryFeedbackLedger(), unreachableStore as MemoryClaimStore);
+    const gatesAway = setUp(new MemoryFeedbackLedger(), unreachableStore);
     expect(await gatesAway.deliver()).toMatchObject({ status: 503 });
     expect(gatesAway.ledger.votes.size).toBe(0);
   });
