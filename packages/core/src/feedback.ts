@@ -1,7 +1,7 @@
 import type { Platform } from "./chat-event.ts";
 
 export const votes = ["positive", "negative"] as const;
-/** What a person said of an answer with its feedback buttons (Slack 👍 / 👎, Teams like / dislike). */
+/** What a person said of an answer with its feedback buttons: 👍 or 👎. */
 export type Vote = (typeof votes)[number];
 
 /** One click on the feedback buttons of one of our answers, as an adapter normalizes it. */
@@ -9,14 +9,14 @@ export interface FeedbackClick {
   platform: Platform;
   tenantId: string;
   workspaceId: string;
-  /** Our answer, in the platform's own ids (Slack `channel:ts`, Teams `conversation:activity id`). */
+  /** Our answer, in the platform's own ids (its conversation and message, say). */
   messageId: string;
   /** Who clicked, in the platform's id. */
   userId: string;
   vote: Vote;
   /**
-   * The click's own identity on the platform (Slack's action_ts, the Teams invoke's activity id): every delivery of
-   * one click carries the same, and each new click another.
+   * The click's own identity on the platform (the moment it stamps on the click, or the click's delivery id): every
+   * delivery of one click carries the same, and each new click another.
    */
   clickId: string;
   /** When the click was made, epoch milliseconds (the platform's time where it says, else the arrival). */

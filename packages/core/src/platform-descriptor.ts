@@ -27,7 +27,7 @@ export interface PlatformDescriptor<C = unknown, Guide extends object = object> 
   /** Where the platform delivers, without the workspace id that follows: "/x/events" serves /x/events/:workspaceId. */
   webhookPath: string;
   /**
-   * Where the platform delivers interactions apart from its events, if it does (Slack's Interactivity Request URL):
+   * Where the platform delivers interactions apart from its events, if it does (clicks on a message's buttons):
    * "/x/interactivity" serves /x/interactivity/:workspaceId, verified and normalized by the same adapter, with
    * `InboundRequest.endpoint` set to "interactions".
    */
