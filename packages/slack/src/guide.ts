@@ -113,10 +113,10 @@ export const slackGuide: PlatformGuide = {
     {
       en:
         "Interactivity & Shortcuts: turn Interactivity on and paste the interactivity URL as its Request URL, so " +
-        "the 👍 / 👎 buttons under each answer are counted (the console shows them per day).",
+        "the thumbs-up and thumbs-down buttons under each answer are counted (the console shows them per day).",
       ja:
         "「インタラクティビティとショートカット」でインタラクティビティを有効にし、インタラクティビティ URL を" +
-        "「リクエスト URL」に貼り付けます。回答の下の 👍 / 👎 ボタンが数えられます（日ごとの数はこの画面に出ます）。",
+        "「リクエスト URL」に貼り付けます。回答の下の高評価・低評価ボタンが数えられます（日ごとの数はこの画面に出ます）。",
     },
     {
       en: "App Home → Show Tabs: allow users to send messages from the Messages tab, for direct messages.",

@@ -242,8 +242,8 @@ export const en = {
       "Votes people gave the answers with their feedback buttons, across all instances: each person's latest vote on each answer, on the day it was cast (UTC).",
     caption: "Votes per day, the last seven days",
     day: "Day (UTC)",
-    positive: "Helpful 👍",
-    negative: "Not helpful 👎",
+    positive: "Helpful",
+    negative: "Not helpful",
     summary: (positive: string, negative: string) => `This week: ${positive} helpful, ${negative} not helpful.`,
   },
   connections: {

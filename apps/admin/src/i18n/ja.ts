@@ -232,8 +232,8 @@ export const ja: Catalogue = {
       "回答のフィードバックボタンで寄せられた評価です（全インスタンスの合計）。回答ごと・人ごとに最新の評価を、評価した日（協定世界時）に数えます。",
     caption: "日ごとの評価（過去 7 日間）",
     day: "日付（協定世界時）",
-    positive: "役に立った 👍",
-    negative: "役に立たなかった 👎",
+    positive: "役に立った",
+    negative: "役に立たなかった",
     summary: (positive: string, negative: string) =>
       `今週：役に立った ${positive} 件、役に立たなかった ${negative} 件。`,
   },
