@@ -58,6 +58,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
           budgetGuard: runtime.budgets,
           receiverSlots: runtime.receiverSlots,
           distributions,
+          feedback: runtime.tenants.feedback,
           publicUrl: runtime.config.publicUrl,
           redis: runtime.shared.redis,
         });

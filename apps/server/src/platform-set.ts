@@ -20,7 +20,9 @@ export class PlatformSet {
   constructor(descriptors: readonly PlatformDescriptor[], context: PlatformContext) {
     this.context = context;
     const ids = descriptors.map((d) => d.id);
-    const paths = descriptors.map((d) => d.webhookPath);
+    const paths = descriptors.flatMap((d) =>
+      d.interactionPath ? [d.webhookPath, d.interactionPath] : [d.webhookPath],
+    );
     if (new Set(ids).size !== ids.length || new Set(paths).size !== paths.length) {
       throw new Error(`two platforms share an id or a webhook path: ${ids.join(", ")}`);
     }
@@ -56,5 +58,11 @@ export class PlatformSet {
   /** Where a workspace's platform delivers (DESIGN.md, "The outside contract"). */
   webhookPath(id: Platform, workspaceId: string): string {
     return `${this.byId.get(id)?.webhookPath ?? `/${id}`}/${workspaceId}`;
+  }
+
+  /** Where a workspace's platform delivers interactions (clicks on our messages' buttons), if apart from its webhook. */
+  interactionPath(id: Platform, workspaceId: string): string | undefined {
+    const path = this.byId.get(id)?.interactionPath;
+    return path && `${path}/${workspaceId}`;
   }
 }

@@ -4,6 +4,7 @@ import {
   BudgetGuard,
   type Consumer,
   EventGate,
+  FeedbackIntake,
   Ingest,
   type Lane,
   type Logger,
@@ -115,11 +116,17 @@ export async function createRuntime(
     installations: tenants.installations,
     publicUrl: config.publicUrl,
   });
+  // Clicks are gated like deliveries, but never in the fail-open lane: a vote is kept only in the database.
+  const feedback = new FeedbackIntake(
+    [lanes.shared.gate, lanes.standby?.gate].filter((gate) => gate !== undefined),
+    tenants.feedback,
+  );
   const ingest = new Ingest({
     directory: tenants.directory,
     adapters,
     ...lanes,
     installations: tenants.installations,
+    feedback,
     telemetry,
     logger,
   });

@@ -301,9 +301,13 @@ describe.each(languages)("the admin console in a browser preferring $locale", (l
     webhookUrl = await page.getByLabel(t.workspace.webhookUrl).inputValue();
     expect(webhookUrl).toMatch(new RegExp(`^${s.url}/slack/events/ws_`));
     await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: s.url });
-    await page.getByRole("button", { name: t.copy.copy, exact: true }).click();
+    // The webhook URL's copy button comes first; the Interactivity URL's follows it.
+    await page.getByRole("button", { name: t.copy.copy, exact: true }).first().click();
     await page.getByText(t.copy.copied).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(webhookUrl);
+    expect(await page.getByLabel(t.workspace.interactionUrl).inputValue()).toBe(
+      webhookUrl.replace("/slack/events/", "/slack/interactivity/"),
+    );
     await page.getByText(language.slackEventsStep).waitFor();
     await page.getByText(language.oneDay).first().waitFor();
     await snapshot("10-workspace");

@@ -1,5 +1,6 @@
 import type {
   BotIdentity,
+  DailyFeedback,
   FailMode,
   FailureStage,
   Platform,
@@ -23,6 +24,7 @@ import type { PlatformGuide } from "./platform-guide.ts";
 
 export type {
   AuditEntry,
+  DailyFeedback,
   FailMode,
   IssuedToken,
   Platform,
@@ -55,6 +57,9 @@ export type Tenant = TenantRecord;
 export interface Workspace extends WorkspaceRecord {
   webhookPath: string;
   webhookUrl: string;
+  /** Where the platform sends clicks on our answers' buttons, where that is not the webhook (Slack's Interactivity). */
+  interactionPath?: string;
+  interactionUrl?: string;
 }
 
 export interface WorkspaceInput {
@@ -93,6 +98,15 @@ export interface TenantBudgets {
   tenantId: string;
   tenant: { budget: Budget; usage: DailyUsage[] };
   workspaces: { workspaceId: string; budget: Budget; usage: DailyUsage[] }[];
+}
+
+/**
+ * `…/workspaces/:id/feedback?days=`: the votes on the workspace's answers per UTC day, oldest first, quiet days
+ * included — each person's latest vote on each answer, counted on the day it was cast.
+ */
+export interface WorkspaceFeedback {
+  workspaceId: string;
+  days: DailyFeedback[];
 }
 
 export interface Series {

@@ -23,6 +23,7 @@ import type {
   ToolServer,
   ToolServerInput,
   Workspace,
+  WorkspaceFeedback,
   WorkspaceInput,
 } from "./api-types.ts";
 
@@ -89,6 +90,8 @@ export class AdminApi {
   stats = (tenantId: string) => this.call<TenantStats>("GET", `/tenants/${tenantId}/stats`);
   series = (tenantId: string, id: string, range: StatRange) =>
     this.call<Series>("GET", `/tenants/${tenantId}/workspaces/${id}/series?range=${range}`);
+  feedback = (tenantId: string, id: string, days?: number) =>
+    this.call<WorkspaceFeedback>("GET", `/tenants/${tenantId}/workspaces/${id}/feedback${days ? `?days=${days}` : ""}`);
   toolServers = (tenantId: string, id: string) =>
     this.call<ToolServer[]>("GET", `/tenants/${tenantId}/workspaces/${id}/tool-servers`);
   attachToolServer = (tenantId: string, id: string, input: ToolServerInput) =>

@@ -3,6 +3,8 @@ import type { ChatEvent, Platform, QueuedEvent } from "./chat-event.ts";
 import { toQueued } from "./chat-event.ts";
 import { DatabaseUnavailableError, MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
+import type { FeedbackClick } from "./feedback.ts";
+import type { FeedbackIntake } from "./feedback-intake.ts";
 import { eventKey } from "./keys.ts";
 import type { AppDistribution, AppInstallations } from "./ports/app-distribution.ts";
 import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
@@ -36,6 +38,8 @@ export interface IngestDeps {
   local: Lane;
   /** Routes the deliveries of the operator's distributed apps, and disables a workspace whose access was revoked. */
   installations?: AppInstallations;
+  /** Counts clicks on our answers' feedback buttons, through the shared and standby lanes' gates. */
+  feedback: FeedbackIntake;
   telemetry: Telemetry;
   logger: Logger;
   now?: () => number;
@@ -154,7 +158,7 @@ export class Ingest {
       if (error instanceof MalformedPayloadError) return refuse(400, error.message);
       throw error;
     }
-    if (inbound.kind !== "respond" && inbound.retry) {
+    if ("retry" in inbound && inbound.retry) {
       this.deps.telemetry.platformRetry(platform, inbound.retry.reason);
       this.deps.logger.info({ workspaceId, retry: inbound.retry }, "platform redelivery");
     }
@@ -166,6 +170,7 @@ export class Ingest {
       inbound.act().catch((err) => this.deps.logger.warn({ err, workspaceId }, `could not act on ${inbound.reason}`));
       return ok();
     }
+    if (inbound.kind === "feedback") return this.takeFeedback(inbound.click, workspace);
     const event = inbound.event;
     // The span begins at the delivery's arrival, though only now is it known which trace it belongs to.
     return inSpan(
@@ -266,6 +271,20 @@ export class Ingest {
       .markQueued(event, claim.token, workspace.settings.eventTtlSeconds * 1000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"));
     return ok();
+  }
+
+  /** A vote needs the database that keeps it, so no fail mode applies: while it is away the platform is told to retry. */
+  private async takeFeedback(click: FeedbackClick, workspace: Workspace): Promise<IngestResponse> {
+    try {
+      const outcome = await this.deps.feedback.take(click, workspace.settings.eventTtlSeconds * 1000);
+      return ok(outcome === "duplicate" ? { ok: true, duplicate: true } : { ok: true });
+    } catch (error) {
+      if (error instanceof StoreUnavailableError || error instanceof DatabaseUnavailableError) {
+        this.deps.logger.warn({ workspaceId: workspace.id, err: error }, "feedback not recorded: stores unavailable");
+        return retryLater("feedback could not be recorded, retry later");
+      }
+      throw error;
+    }
   }
 
   private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {

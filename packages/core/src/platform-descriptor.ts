@@ -34,6 +34,12 @@ export interface PlatformDescriptor<C = unknown, Guide extends object = object> 
   id: string;
   /** Where the platform delivers, without the workspace id that follows: "/x/events" serves /x/events/:workspaceId. */
   webhookPath: string;
+  /**
+   * Where the platform delivers interactions apart from its events, if it does (clicks on a message's buttons):
+   * "/x/interactivity" serves /x/interactivity/:workspaceId, verified and normalized by the same adapter, with
+   * `InboundRequest.endpoint` set to "interactions".
+   */
+  interactionPath?: string;
   /** Validates the credentials an admin gives for a workspace; its messages never quote a value. */
   credentialsSchema: ZodType<C>;
   /** What must never reach a log line: credential fields and request headers that carry a secret. */

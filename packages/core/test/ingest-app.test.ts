@@ -8,6 +8,7 @@ import type { AppDistribution, AppInstallations } from "../src/ports/app-distrib
 import type { JobQueue } from "../src/ports/job-queue.ts";
 import type { Inbound, InboundRequest } from "../src/ports/platform-adapter.ts";
 import type { Workspace } from "../src/ports/tenant-directory.ts";
+import { unusedFeedback } from "./feedback-support.ts";
 import { CountingTelemetry, directoryOf, quietLogger, UnitPlatform, workspace } from "./pipeline-support.ts";
 
 /** The unit platform's distributed app: signed by one header, routed by the body's team. */
@@ -66,6 +67,7 @@ function setUp() {
     shared: { gate: new EventGate(claims, "instance-1", 30_000), queue },
     local: { gate: new EventGate(new MemoryClaimStore(), "instance-1", 30_000), queue: new RecordingQueue() },
     installations,
+    feedback: unusedFeedback(),
     telemetry: new CountingTelemetry(),
     logger: quietLogger,
   });

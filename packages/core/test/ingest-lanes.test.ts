@@ -11,6 +11,7 @@ import type { PlatformAdapter } from "../src/ports/platform-adapter.ts";
 import type { Telemetry } from "../src/ports/telemetry.ts";
 import type { Workspace } from "../src/ports/tenant-directory.ts";
 import { type FailMode, resolveSettings } from "../src/settings.ts";
+import { unusedFeedback } from "./feedback-support.ts";
 import { chatEvent } from "./support.ts";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -61,6 +62,7 @@ function ingest(
     },
     adapters: new Map([["slack", adapter]]),
     ...lanes,
+    feedback: unusedFeedback(),
     telemetry,
     logger: quiet,
   });

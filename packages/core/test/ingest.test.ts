@@ -8,6 +8,7 @@ import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryQueue } from "../src/memory/job-queue.ts";
 import type { ClaimStore } from "../src/ports/claim-store.ts";
 import type { JobQueue } from "../src/ports/job-queue.ts";
+import { unusedFeedback } from "./feedback-support.ts";
 import {
   CountingTelemetry,
   delivery,
@@ -63,6 +64,7 @@ function setUp(options: { sharedStore?: ClaimStore } = {}) {
     adapters: new Map([["unit", new UnitPlatform()]]),
     shared: lane(options.sharedStore ?? new MemoryClaimStore(), sharedQueue),
     local: lane(new MemoryClaimStore(), localQueue),
+    feedback: unusedFeedback(),
     telemetry,
     logger: quietLogger,
   });

@@ -22,6 +22,7 @@ import { SlackAssistant } from "./assistant.ts";
 import { BotCalls } from "./bot-calls.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toConnectError } from "./errors.ts";
+import { normalizeInteraction } from "./interaction.ts";
 import { normalizeDelivery } from "./normalize.ts";
 import { findPostedReply, postReply } from "./send.ts";
 import { isSslCheck } from "./ssl-check.ts";
@@ -83,6 +84,7 @@ export class SlackAdapter implements PlatformAdapter<SlackCredentials> {
   }
 
   normalize(request: InboundRequest, workspace: Workspace<SlackCredentials>, receivedAt: number): Inbound {
+    if (request.endpoint === "interactions") return normalizeInteraction(request, workspace, receivedAt);
     return normalizeDelivery(request, workspace, receivedAt, this.options.logger, (thread) =>
       this.working.threadStarted(thread, workspace),
     );

@@ -111,6 +111,14 @@ export const slackGuide: PlatformGuide = {
         "作って、この画面でアプリレベルトークンとして保存します。resident がインスタンスから接続を開いたままにします。",
     },
     {
+      en:
+        "Interactivity & Shortcuts: turn Interactivity on and paste the interactivity URL as its Request URL, so " +
+        "the thumbs-up and thumbs-down buttons under each answer are counted (the console shows them per day).",
+      ja:
+        "「インタラクティビティとショートカット」でインタラクティビティを有効にし、インタラクティビティ URL を" +
+        "「リクエスト URL」に貼り付けます。回答の下の高評価・低評価ボタンが数えられます（日ごとの数はこの画面に出ます）。",
+    },
+    {
       en: "App Home → Show Tabs: allow users to send messages from the Messages tab, for direct messages.",
       ja:
         "ダイレクトメッセージを受け取るため、「アプリホーム」→「タブを表示」で、メッセージタブからメッセージを" +

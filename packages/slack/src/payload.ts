@@ -40,3 +40,22 @@ export const assistantThreadStartedSchema = z.object({
   type: z.literal("assistant_thread_started"),
   assistant_thread: z.object({ channel_id: z.string().min(1), thread_ts: z.string().min(1) }),
 });
+
+/* The parts of an interaction payload (the Interactivity Request URL's form field `payload`) the adapter reads. */
+
+export const interactionTypeSchema = z.object({ type: z.string() });
+
+/** A click on a message's interactive element; only feedback_buttons clicks on a message are read further. */
+export const blockActionsSchema = z.object({
+  type: z.literal("block_actions"),
+  user: z.object({ id: z.string().min(1) }),
+  container: z.looseObject({ type: z.string(), message_ts: z.string().optional(), channel_id: z.string().optional() }),
+  actions: z.array(z.looseObject({ type: z.string(), action_id: z.string(), action_ts: z.string().optional() })),
+});
+
+/** One click of our feedback buttons: the button's value and when Slack says it was clicked (epoch seconds). */
+export const feedbackActionSchema = z.object({
+  type: z.literal("feedback_buttons"),
+  value: z.enum(["positive", "negative"]),
+  action_ts: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/),
+});

@@ -18,6 +18,7 @@ import { distributedAppLimits } from "./thread.ts";
 export const slackPlatform = definePlatform({
   id: "slack",
   webhookPath: "/slack/events",
+  interactionPath: "/slack/interactivity",
   credentialsSchema: slackCredentialsSchema,
   secrets: { fields: ["signingSecret", "botToken", "appToken", "botRefreshToken"], headers: [] },
   // Slack retries a 503 (three times over ~6 minutes), so refusing while the store is down loses nothing.

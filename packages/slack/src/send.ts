@@ -1,9 +1,13 @@
 import { type OutboundReply, OutcomeUnknownError, type SentReply } from "@resident/core";
 import type { BotCall } from "./bot-calls.ts";
 import { toSendError } from "./errors.ts";
+import { answerBlocks } from "./feedback.ts";
 import { findStampedReply, findUnstampedReply, replyMetadata } from "./reply-metadata.ts";
 
-/** chat.postMessage into the thread, once, stamped with the reply key so it can be found again. */
+/**
+ * chat.postMessage into the thread, once, stamped with the reply key so it can be found again, with the feedback
+ * buttons under the answer.
+ */
 export async function postReply(call: BotCall, reply: OutboundReply): Promise<SentReply> {
   const { conversation } = reply.event;
   let ts: string | undefined;
@@ -13,6 +17,7 @@ export async function postReply(call: BotCall, reply: OutboundReply): Promise<Se
         channel: conversation.id,
         thread_ts: conversation.threadId,
         text: reply.text,
+        blocks: answerBlocks(reply.text),
         unfurl_links: false,
         metadata: replyMetadata(reply),
       }),

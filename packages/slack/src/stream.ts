@@ -12,6 +12,7 @@ import {
 import type { BotCall, BotCalls } from "./bot-calls.ts";
 import type { SlackCredentials } from "./credentials.ts";
 import { toSendError } from "./errors.ts";
+import { answerBlocks, feedbackBlock } from "./feedback.ts";
 import { replyMetadata } from "./reply-metadata.ts";
 import { findOpenedStream } from "./send.ts";
 
@@ -20,8 +21,10 @@ const appendsPerMinute = 100;
 
 /**
  * Slack's streamed messages (Oct 2025): chat.startStream opens the message in the thread, chat.appendStream adds
- * markdown, chat.stopStream ends it, stamped with the reply key so that it can be found again. A stream Slack no
- * longer holds open (it lapses after some minutes, `message_not_in_streaming_state`) is completed by chat.update.
+ * markdown, chat.stopStream ends it, stamped with the reply key so that it can be found again and with the feedback
+ * buttons appended under the text. A stream Slack no longer holds open (it lapses after some minutes,
+ * `message_not_in_streaming_state`) is completed by chat.update, which replaces the message: the text then goes as
+ * blocks with the buttons, as a post does.
  */
 export class SlackStreams implements OutboundStreams<SlackCredentials> {
   /** One write a second per message, and fewer when the workspace's append window is full. */
@@ -83,6 +86,7 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
         channel: write.event.conversation.id,
         ts,
         ...(write.text === "" ? {} : { markdown_text: write.text }),
+        blocks: [feedbackBlock],
         metadata: replyMetadata(write),
       }),
     );
@@ -99,7 +103,7 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
       client.chat.update({
         channel,
         ts,
-        markdown_text: write.text,
+        ...completedContent(write.text),
         metadata: replyMetadata(write),
       }),
     );
@@ -120,4 +124,10 @@ export class SlackStreams implements OutboundStreams<SlackCredentials> {
       throw toSendError(error, method);
     }
   }
+}
+
+/** chat.update's content: the answer as blocks with the buttons, or (past a markdown block's limit) as markdown. */
+function completedContent(text: string) {
+  const blocks = answerBlocks(text);
+  return blocks ? { text, blocks } : { markdown_text: text };
 }

@@ -1,6 +1,7 @@
 import { type Author, type Inbound, MalformedPayloadError, type Workspace } from "@resident/core";
 import { conversationParts } from "./conversation-id.ts";
 import type { TeamsCredentials } from "./credentials.ts";
+import { normalizeInvoke } from "./feedback.ts";
 import { botMentions, withoutMentions } from "./mentions.ts";
 import { fingerprintWindowMs, teamsEventId, teamsMessageKey } from "./message-key.ts";
 import type { InboundActivity } from "./payload.ts";
@@ -25,7 +26,7 @@ export function normalizeDelivery(
     case "installationUpdate":
       return ignore(`${activity.type}: membership and installs get no greeting`);
     case "invoke":
-      return ignore("invoke: resident sends no cards or extensions to act on");
+      return normalizeInvoke(activity, workspace, receivedAt);
     default:
       return ignore(`activity type ${activity.type}`);
   }

@@ -1,12 +1,21 @@
 import { parsedOncePerBody, parseJsonBody, parsePayload } from "@resident/core";
 import { z } from "zod";
 
-const account = z.looseObject({ id: z.string().min(1), name: z.string().optional(), role: z.string().optional() });
+const account = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  role: z.string().optional(),
+  aadObjectId: z.string().optional(),
+});
 
 /** The part of a Bot Framework activity resident reads; everything else is kept as it came. */
 const activitySchema = z.looseObject({
   type: z.string(),
   id: z.string().optional(),
+  /** An invoke's name (message/submitAction) and what it carries; a reply's parent activity. */
+  name: z.string().optional(),
+  value: z.unknown().optional(),
+  replyToId: z.string().optional(),
   timestamp: z.string().optional(),
   serviceUrl: z.string().min(1),
   channelId: z.string(),
@@ -30,3 +39,9 @@ export type InboundActivity = z.infer<typeof activitySchema>;
 export const parseDelivery = parsedOncePerBody(
   (rawBody): InboundActivity => parsePayload(activitySchema, parseJsonBody(rawBody), "Bot Framework activity"),
 );
+
+/** A message/submitAction invoke's value: the feedback loop's like or dislike (and the words typed, unread). */
+export const submitActionSchema = z.looseObject({
+  actionName: z.string(),
+  actionValue: z.looseObject({ reaction: z.enum(["like", "dislike"]) }).optional(),
+});

@@ -11,6 +11,7 @@ import type { BotTokenClient } from "./bot-token.ts";
 import { conversationParts } from "./conversation-id.ts";
 import type { TeamsCredentials } from "./credentials.ts";
 import { isThrottled, toRefusalError, toTransportError } from "./errors.ts";
+import { feedbackLoop } from "./feedback.ts";
 import type { ThrottleBackoff } from "./throttle-backoff.ts";
 
 /** A 2xx without an id in its body still posted the reply. */
@@ -31,7 +32,12 @@ export class ReplySender {
   ) {}
 
   send(reply: OutboundReply, workspace: Workspace<TeamsCredentials>, tokens: BotTokenClient): Promise<SentReply> {
-    return this.post(reply, workspace, tokens, { type: "message", text: reply.text, textFormat: "markdown" });
+    return this.post(reply, workspace, tokens, {
+      type: "message",
+      text: reply.text,
+      textFormat: "markdown",
+      channelData: feedbackLoop,
+    });
   }
 
   /** Posts one activity in answer to the user's (a message, a typing indicator, a streaming update), once. */

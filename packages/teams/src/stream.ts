@@ -10,6 +10,7 @@ import {
 import { LRUCache } from "lru-cache";
 import type { BotTokenClient } from "./bot-token.ts";
 import type { TeamsCredentials } from "./credentials.ts";
+import { feedbackLoop } from "./feedback.ts";
 import type { ReplySender } from "./send.ts";
 
 /** What an informative update says while the first words are written. */
@@ -91,6 +92,8 @@ export class TeamsStreams implements OutboundStreams<TeamsCredentials> {
       text: write.text,
       textFormat: "markdown",
       entities: [streamInfo({ streamId, streamType: "final" })],
+      // The feedback loop goes on the final message, the one that stays.
+      channelData: feedbackLoop,
     });
     this.opened.delete(streamId);
   }

@@ -11,6 +11,7 @@ export {
   UnreadableCiphertextError,
   WrongSecretKeyError,
 } from "./errors.ts";
+export { PgFeedbackLedger } from "./feedback-ledger.ts";
 export { InstallationRegistry, InstallationTakenError } from "./installation-registry.ts";
 export { createTenants, openDatabase, openTenants, type Tenants, type TenantsOptions } from "./open-tenants.ts";
 export type { Principal } from "./principal.ts";

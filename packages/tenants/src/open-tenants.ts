@@ -5,6 +5,7 @@ import { AuditLog } from "./audit-log.ts";
 import { BudgetRegistry } from "./budget-registry.ts";
 import { CachingDirectory } from "./caching-directory.ts";
 import { CredentialCipher } from "./credential-cipher.ts";
+import { PgFeedbackLedger } from "./feedback-ledger.ts";
 import { InstallationRegistry } from "./installation-registry.ts";
 import { migrate } from "./migrate.ts";
 import { sharedPassphraseSalt } from "./passphrase-salt.ts";
@@ -42,6 +43,8 @@ export interface Tenants {
   tokens: AdminTokens;
   /** The MCP servers attached to workspaces. */
   toolServers: ToolServerRegistry;
+  /** The votes on answers (feedback buttons), per workspace and day. */
+  feedback: PgFeedbackLedger;
   directory: CachingDirectory;
   /** Workspaces' credentials changed by the service itself, once across the cluster (a rotating token's refresh). */
   credentials: StoredCredentials;
@@ -108,6 +111,7 @@ export async function createTenants(sql: SqlClient, options: Omit<TenantsOptions
     budgets: new BudgetRegistry({ sql, audit, onWorkspaceChange }),
     tokens: new AdminTokens(sql, audit),
     toolServers: new ToolServerRegistry({ sql, cipher, audit, onWorkspaceChange }),
+    feedback: new PgFeedbackLedger(sql),
     directory,
     credentials: new StoredCredentials({ sql, cipher, audit, onWorkspaceChange }),
     installations: new InstallationRegistry({ sql, cipher, audit, onWorkspaceChange }),

@@ -5,6 +5,7 @@ import {
   directMessage,
   FakeSlack,
   type FakeSlackBot,
+  feedbackClick,
   messageChanged,
   signSlackRequest,
   twinOf,
@@ -74,6 +75,60 @@ describe("FakeSlack", () => {
       expect.objectContaining({ channel: "C1", text: "top level", metadata, ts: viaJson.ts }),
     ]);
     expect(slack.posts().at(-1)).not.toHaveProperty("thread_ts");
+  });
+
+  it("keeps a post's blocks, appends chat.stopStream's, replaces them on chat.update; a click is built from them", async () => {
+    const buttons = {
+      type: "context_actions",
+      elements: [
+        {
+          type: "feedback_buttons",
+          action_id: "fb",
+          positive_button: { text: { type: "plain_text", text: "+" }, value: "up" },
+          negative_button: { text: { type: "plain_text", text: "-" }, value: "down" },
+        },
+      ],
+    };
+    const posted = await form(
+      "chat.postMessage",
+      { channel: "C1", text: "hi", blocks: JSON.stringify([{ type: "markdown", text: "hi" }, buttons]) },
+      bot.token,
+    );
+    const post = slack.posts().find((p) => p.ts === posted.body.ts);
+    if (!post) throw new Error("not posted");
+    expect(post.blocks).toEqual([{ type: "markdown", text: "hi" }, buttons]);
+    const payload = JSON.parse(new URLSearchParams(feedbackClick(post, { vote: "negative" })).get("payload") ?? "");
+    expect(payload).toMatchObject({
+      type: "block_actions",
+      container: { type: "message", channel_id: "C1", message_ts: posted.body.ts },
+      actions: [{ type: "feedback_buttons", action_id: "fb", value: "down" }],
+    });
+
+    const started = await form("chat.startStream", { channel: "D1", thread_ts: "1.1", markdown_text: "a" }, bot.token);
+    const ts = String(started.body.ts);
+    await form(
+      "chat.stopStream",
+      { channel: "D1", ts, markdown_text: "b", blocks: JSON.stringify([buttons]) },
+      bot.token,
+    );
+    expect(slack.posts().find((p) => p.ts === ts)).toMatchObject({ text: "ab", blocks: [buttons] });
+    await form("chat.update", { channel: "D1", ts, markdown_text: "c" }, bot.token);
+    const updated = slack.posts().find((p) => p.ts === ts);
+    if (!updated) throw new Error("not streamed");
+    expect(updated.blocks).toBeUndefined();
+    expect(() => feedbackClick(updated, { vote: "positive" })).toThrow("no feedback_buttons");
+
+    const invalid = [JSON.stringify({ type: "markdown" }), JSON.stringify([{ text: "typeless" }]), "[not json"];
+    for (const blocks of invalid) {
+      expect((await form("chat.postMessage", { channel: "C1", text: "x", blocks }, bot.token)).body).toEqual({
+        ok: false,
+        error: "invalid_blocks",
+      });
+    }
+    const tooLong = JSON.stringify([{ type: "markdown", text: "x".repeat(12_001) }]);
+    expect((await form("chat.postMessage", { channel: "C1", text: "x", blocks: tooLong }, bot.token)).body.ok).toBe(
+      false,
+    );
   });
 
   it("refuses posts without a channel, text or valid metadata", async () => {

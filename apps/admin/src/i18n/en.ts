@@ -189,6 +189,9 @@ export const en = {
     installedHelp: (platform: string) =>
       `Installed with "Add to ${platform}": ${platform} sends its events to the service's own app, so there is nothing to set up here.`,
     webhookHelp: (platform: string) => `Paste this into ${platform} as the steps below say.`,
+    interactionUrl: "Interactivity URL",
+    interactionHelp: (platform: string) =>
+      `Where ${platform} sends clicks on the answers' feedback buttons: its Interactivity Request URL.`,
     connectionTitle: "Connection",
     connectionIntro: "The bot as the platform described it when the workspace was saved:",
     testConnection: "Test connection",
@@ -236,6 +239,16 @@ export const en = {
     valueHelp: "For example Bearer and a token. Stored encrypted; never shown again.",
     attach: "Attach server",
     attached: (server: string, tools: number) => `${server} attached, with ${tools} ${tools === 1 ? "tool" : "tools"}.`,
+  },
+  feedback: {
+    title: "Feedback on answers",
+    intro:
+      "Votes people gave the answers with their feedback buttons, across all instances: each person's latest vote on each answer, on the day it was cast (UTC).",
+    caption: "Votes per day, the last seven days",
+    day: "Day (UTC)",
+    positive: "Helpful",
+    negative: "Not helpful",
+    summary: (positive: string, negative: string) => `This week: ${positive} helpful, ${negative} not helpful.`,
   },
   connections: {
     title: "Open connections (Socket Mode)",

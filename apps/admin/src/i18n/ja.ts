@@ -179,6 +179,9 @@ export const ja: Catalogue = {
     installedHelp: (platform: string) =>
       `「${platform} に追加」でインストールしました。イベントはサービス自身のアプリに届くので、ここで設定することはありません。`,
     webhookHelp: (platform: string) => `以下の手順に従って、この URL を ${platform} に貼り付けてください。`,
+    interactionUrl: "インタラクティビティ URL",
+    interactionHelp: (platform: string) =>
+      `回答のフィードバックボタンが押されたことを ${platform} が送る先です（「インタラクティビティ」の「リクエスト URL」）。`,
     connectionTitle: "接続",
     connectionIntro: "ワークスペースを保存したときに、プラットフォームから返されたボットの情報です。",
     testConnection: "接続をテスト",
@@ -226,6 +229,17 @@ export const ja: Catalogue = {
     valueHelp: "トークンなどを入力してください。暗号化して保存され、二度と表示されません。",
     attach: "サーバーを接続",
     attached: (server: string, tools: number) => `${server} を接続しました（ツール ${tools} 個）。`,
+  },
+  feedback: {
+    title: "回答へのフィードバック",
+    intro:
+      "回答のフィードバックボタンで寄せられた評価です（全インスタンスの合計）。回答ごと・人ごとに最新の評価を、評価した日（協定世界時）に数えます。",
+    caption: "日ごとの評価（過去 7 日間）",
+    day: "日付（協定世界時）",
+    positive: "役に立った",
+    negative: "役に立たなかった",
+    summary: (positive: string, negative: string) =>
+      `今週：役に立った ${positive} 件、役に立たなかった ${negative} 件。`,
   },
   connections: {
     title: "開いている接続（ソケットモード）",

@@ -2,6 +2,7 @@ import type { ConnectionTest, PlatformView, StatRange, Workspace } from "@reside
 import { connectProblem, describeProblem } from "../api-errors.ts";
 import { activitySummary } from "../components/activity-summary.ts";
 import { copyField } from "../components/copy-field.ts";
+import { feedbackTable } from "../components/feedback-table.ts";
 import { livePanel } from "../components/live-panel.ts";
 import { receiverConnections } from "../components/receiver-connections.ts";
 import { seriesChart } from "../components/series-chart.ts";
@@ -44,6 +45,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
     : undefined;
   let range: StatRange = "hour";
   const chart = await livePanel(() => api.series(tenantId, workspaceId, range), seriesChart);
+  const feedback = await livePanel(() => api.feedback(tenantId, workspaceId), feedbackTable);
   const tools = await toolServersSection(context, workspace);
   const rangeChoice = (value: StatRange, label: string) =>
     h(
@@ -87,6 +89,13 @@ export async function workspacePage(context: Context, tenantId: string, workspac
       ),
       h(
         "section",
+        { class: "card", "aria-labelledby": "feedback-title" },
+        h("h2", { id: "feedback-title" }, text().feedback.title),
+        h("p", {}, text().feedback.intro),
+        feedback.element,
+      ),
+      h(
+        "section",
         { class: "card", "aria-labelledby": "setup-title" },
         h("h2", { id: "setup-title" }, t.setupTitle(platform.displayName)),
         ...(workspace.installed
@@ -98,6 +107,11 @@ export async function workspacePage(context: Context, tenantId: string, workspac
               }),
               h("ol", { class: "steps" }, ...platform.setupSteps.map((step) => h("li", {}, translated(step)))),
             ]),
+        workspace.interactionUrl &&
+          copyField(t.interactionUrl, workspace.interactionUrl, {
+            name: "interaction-url",
+            help: t.interactionHelp(platform.displayName),
+          }),
       ),
       receiver &&
         h(
@@ -115,6 +129,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
     dispose() {
       stats.dispose();
       chart.dispose();
+      feedback.dispose();
       receiver?.dispose();
     },
   };

@@ -1,4 +1,11 @@
-import type { AppDistribution, BudgetGuard, ReceiverSlots, StatsStore, TenantDirectory } from "@resident/core";
+import type {
+  AppDistribution,
+  BudgetGuard,
+  FeedbackLedger,
+  ReceiverSlots,
+  StatsStore,
+  TenantDirectory,
+} from "@resident/core";
 import type { RedisClient } from "@resident/store";
 import {
   type AdminTokens,
@@ -14,6 +21,7 @@ import type { PlatformSet } from "../platform-set.ts";
 import { budgetRoutes } from "./admin/budget-routes.ts";
 import { connectionRoutes } from "./admin/connection-routes.ts";
 import { answerAdminError } from "./admin/errors.ts";
+import { feedbackRoutes } from "./admin/feedback-routes.ts";
 import { installRoutes } from "./admin/install-routes.ts";
 import { tenantParams } from "./admin/params.ts";
 import { statsRoutes } from "./admin/stats-routes.ts";
@@ -39,6 +47,8 @@ export interface AdminApiOptions {
   receiverSlots: ReceiverSlots;
   /** The operator's apps that tenants install (an "Add to …" button). */
   distributions: ReadonlyMap<string, AppDistribution>;
+  /** The votes on answers, per workspace and day. */
+  feedback: FeedbackLedger;
   publicUrl: string;
   /** Default: 10 failures a minute per client address and per token start, then 1 s per attempt. */
   failedSignIns?: FailedSignInLimit;
@@ -133,6 +143,7 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
         publicUrl,
       });
       await tenant.register(statsRoutes, { registry, stats });
+      await tenant.register(feedbackRoutes, { registry, feedback: options.feedback });
       await tenant.register(toolServerRoutes, {
         prefix: "/workspaces/:workspaceId/tool-servers",
         toolServers: options.toolServers,

@@ -10,10 +10,11 @@ export interface WebhookOptions {
 
 type Delivery = { Body: Buffer | undefined; Querystring: Record<string, string> };
 
-const inbound = (request: FastifyRequest<Delivery>): InboundRequest => ({
+const inbound = (request: FastifyRequest<Delivery>, endpoint?: InboundRequest["endpoint"]): InboundRequest => ({
   rawBody: request.body ?? Buffer.alloc(0),
   headers: request.headers,
   query: request.query,
+  ...(endpoint ? { endpoint } : {}),
 });
 
 const params = {
@@ -23,18 +24,24 @@ const params = {
 } as const;
 
 /**
- * The receivers: each hands the raw delivery to the ingest pipeline untouched. Bodies stay bytes in this scope,
+ * The receivers, a webhook per platform and an interactions endpoint where its descriptor names one: each hands the
+ * raw delivery to the ingest pipeline untouched. Bodies stay bytes in this scope,
  * because signatures cover the exact bytes and a body must not be trusted (or parsed) before it is verified.
  */
 export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { ingest, platforms, distributions }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  for (const { id, webhookPath } of platforms) {
+  const routes = platforms.flatMap(({ id, webhookPath, interactionPath }) => [
+    { id, path: webhookPath, endpoint: undefined },
+    ...(interactionPath ? [{ id, path: interactionPath, endpoint: "interactions" as const }] : []),
+  ]);
+  for (const { id, path, endpoint } of routes) {
     app.post<Delivery & { Params: { workspaceId: string } }>(
-      `${webhookPath}/:workspaceId`,
+      `${path}/:workspaceId`,
       { schema: { params }, logLevel: "warn" },
-      async (request, reply) => answer(reply, await ingest.handle(id, request.params.workspaceId, inbound(request))),
+      async (request, reply) =>
+        answer(reply, await ingest.handle(id, request.params.workspaceId, inbound(request, endpoint))),
     );
   }
   for (const [id, distribution] of distributions) {

@@ -1,4 +1,5 @@
 import type { ChatEvent, Platform, QueuedEvent } from "../chat-event.ts";
+import type { FeedbackClick } from "../feedback.ts";
 import type { ThreadMessage } from "../thread-context.ts";
 import type { OutboundStreams } from "./outbound-stream.ts";
 import type { BotIdentity, Workspace } from "./tenant-directory.ts";
@@ -9,6 +10,11 @@ export interface InboundRequest {
   rawBody: Buffer;
   headers: Record<string, string | string[] | undefined>;
   query: Record<string, string | undefined>;
+  /**
+   * Which of the platform's endpoints it came to: absent, the webhook (or a receiver's connection); `interactions`,
+   * the descriptor's `interactionPath` (clicks on our messages' buttons).
+   */
+  endpoint?: "interactions";
 }
 
 /** The platform's own note that this delivery is a retry (a retry-count header and its reason). */
@@ -26,7 +32,9 @@ export type Inbound =
   /** A platform notice the adapter acts on itself after the ack (a thread opened: offer its suggested prompts). */
   | { kind: "notice"; reason: string; act(): Promise<void>; retry?: RetryNotice }
   /** The platform took our access to the workspace away (the app uninstalled, its bot token revoked). */
-  | { kind: "revoked"; reason: string; retry?: RetryNotice };
+  | { kind: "revoked"; reason: string; retry?: RetryNotice }
+  /** A click on one of our answers' feedback buttons: gated like any delivery, then counted. */
+  | { kind: "feedback"; click: FeedbackClick };
 
 export interface OutboundReply {
   event: QueuedEvent;

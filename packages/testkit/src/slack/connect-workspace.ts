@@ -14,6 +14,10 @@ export interface SlackWorkspace {
   signingSecret: string;
   /** Signs `body` as Slack would for this workspace and POSTs it to the workspace's webhook. */
   send(body: unknown, options?: Omit<SlackSigningOptions, "signingSecret" | "body">): Promise<Delivered>;
+  /** Where Slack sends this workspace's interactions (the app's Interactivity Request URL). */
+  interactionUrl: string;
+  /** Signs a form body (feedbackClick's) as Slack would and POSTs it to the interactions URL at `baseUrl`. */
+  interact(form: string, baseUrl?: string): Promise<Delivered>;
 }
 
 /** A tenant with a Slack workspace connected through the admin API, its bot installed in the fake Slack. */
@@ -33,6 +37,7 @@ export async function connectSlackWorkspace(
     settings,
   });
   const webhookUrl = `${baseUrl}${workspace.webhookPath}`;
+  const interactionPath = workspace.interactionPath ?? "";
   return {
     tenantId: tenant.tenantId,
     tenantAdmin: tenant.admin,
@@ -42,5 +47,11 @@ export async function connectSlackWorkspace(
     bot,
     signingSecret,
     send: (body, options = {}) => deliver(webhookUrl, signSlackRequest({ signingSecret, body, ...options })),
+    interactionUrl: `${baseUrl}${interactionPath}`,
+    interact: (form, via = baseUrl) =>
+      deliver(
+        `${via}${interactionPath}`,
+        signSlackRequest({ signingSecret, body: form, contentType: "application/x-www-form-urlencoded" }),
+      ),
   };
 }

@@ -38,7 +38,12 @@ export interface FakeSlackPost {
   streaming?: boolean;
   /** How often chat.update replaced its text. */
   updates?: number;
+  /** Its Block Kit blocks (chat.postMessage's and chat.update's, and those chat.stopStream appended). */
+  blocks?: FakeSlackBlock[];
 }
+
+/** A Block Kit block as the fake keeps it: its type, the rest as given. */
+export type FakeSlackBlock = { type: string } & Record<string, unknown>;
 
 export type FakeSlackMethod =
   | "chat.postMessage"
@@ -291,10 +296,16 @@ export class FakeSlack {
     if (!channel) return slackError("channel_not_found");
     if (!text) return slackError("no_text");
     let metadata: FakeSlackPost["metadata"];
+    let blocks: FakeSlackBlock[] | undefined;
     try {
       metadata = parseMetadata(params.metadata);
     } catch {
       return slackError("invalid_metadata_format");
+    }
+    try {
+      blocks = parseBlocks(params.blocks);
+    } catch {
+      return slackError("invalid_blocks");
     }
     const threadTs = stringParam(params.thread_ts);
     const post: FakeSlackPost = {
@@ -303,6 +314,7 @@ export class FakeSlack {
       ...(threadTs ? { thread_ts: threadTs } : {}),
       text,
       ...(metadata ? { metadata } : {}),
+      ...(blocks ? { blocks } : {}),
       user: bot.userId,
       bot_id: bot.botId,
       app_id: bot.appId,
@@ -355,35 +367,51 @@ export class FakeSlack {
 
   private stopStream(bot: FakeSlackBot, params: Params): FakeResponse {
     let metadata: FakeSlackPost["metadata"];
+    let blocks: FakeSlackBlock[] | undefined;
     try {
       metadata = parseMetadata(params.metadata);
     } catch {
       return slackError("invalid_metadata_format");
     }
+    try {
+      blocks = parseBlocks(params.blocks);
+    } catch {
+      return slackError("invalid_blocks");
+    }
     return this.streamingMessage(bot, params, (post) => {
       if (typeof params.markdown_text === "string") post.text += params.markdown_text;
       if (metadata) post.metadata = metadata;
+      // Appended under the streamed text.
+      if (blocks) post.blocks = [...(post.blocks ?? []), ...blocks];
       post.streaming = false;
       const { channel, ...message } = post;
       return ok({ channel, ts: post.ts, message: { type: "message", ...message } });
     });
   }
 
-  /** Replaces a message's text; a message still streaming cannot be updated (stop it first). */
+  /** Replaces a message's text and blocks; a message still streaming cannot be updated (stop it first). */
   private update(bot: FakeSlackBot, params: Params): FakeResponse {
     const text = stringParam(params.markdown_text) ?? stringParam(params.text);
     if (!text) return slackError("no_text");
     if (text.length > markdownLimit) return slackError("msg_too_long");
     let metadata: FakeSlackPost["metadata"];
+    let blocks: FakeSlackBlock[] | undefined;
     try {
       metadata = parseMetadata(params.metadata);
     } catch {
       return slackError("invalid_metadata_format");
     }
+    try {
+      blocks = parseBlocks(params.blocks);
+    } catch {
+      return slackError("invalid_blocks");
+    }
     const post = this.ownMessage(bot, params);
     if (typeof post === "string") return slackError(post);
     if (post.streaming) return slackError("cant_update_message");
     post.text = text;
+    if (blocks) post.blocks = blocks;
+    else delete post.blocks;
     post.updates = (post.updates ?? 0) + 1;
     if (metadata) post.metadata = metadata;
     return ok({ channel: post.channel, ts: post.ts, text });
@@ -521,4 +549,20 @@ function parseMetadata(value: unknown): FakeSlackPost["metadata"] {
     throw new Error("invalid metadata");
   }
   return { event_type: parsed.event_type, event_payload: parsed.event_payload };
+}
+
+/**
+ * Blocks as @slack/web-api sends them (a JSON string inside a form, the array itself in a JSON body). Like Slack, it
+ * refuses what is not a list of typed blocks, and a markdown block over its 12,000 characters.
+ */
+function parseBlocks(value: unknown): FakeSlackBlock[] | undefined {
+  if (value === undefined || value === "") return undefined;
+  const parsed: unknown = typeof value === "string" ? JSON.parse(value) : value;
+  if (!Array.isArray(parsed) || !parsed.every((block) => isParams(block) && typeof block.type === "string")) {
+    throw new Error("invalid blocks");
+  }
+  const blocks = parsed as FakeSlackBlock[];
+  const markdown = blocks.filter((b) => b.type === "markdown").reduce((n, b) => n + String(b.text ?? "").length, 0);
+  if (markdown > markdownLimit) throw new Error("markdown blocks too long");
+  return blocks;
 }

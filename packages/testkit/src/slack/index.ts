@@ -6,4 +6,5 @@ export * from "./fake-slack.ts";
 export * from "./fake-socket-mode.ts";
 export * from "./fake-token-rotation.ts";
 export { nextTs, slackId } from "./ids.ts";
+export * from "./interactions.ts";
 export * from "./signed-requests.ts";

@@ -112,3 +112,47 @@ export function teamsMessage(options: TeamsMessageOptions): TeamsActivity {
     locale: "en-US",
   };
 }
+
+export interface FeedbackInvokeOptions {
+  appId: string;
+  serviceUrl: string;
+  /** The bot's answer that was rated: its conversation and the id the connector gave it. */
+  answer: { conversationId: string; id: string };
+  reaction: "like" | "dislike";
+  conversationType?: TeamsConversationType;
+  from?: TeamsAccount;
+  tenantId?: string;
+  /** The invoke's own activity id; default a new one. A redelivery of one click carries the same. */
+  id?: string;
+}
+
+/**
+ * What Teams posts when someone clicks 👍 or 👎 under an answer sent with the feedback loop on: an `invoke` named
+ * message/submitAction, actionName "feedback", replyToId the answer's activity id (as the Teams AI library's
+ * FeedbackLoopData and Microsoft's feedback-loop docs describe it; `feedback` carries the words typed, as JSON).
+ */
+export function feedbackInvoke(options: FeedbackInvokeOptions): TeamsActivity {
+  const tenantId = options.tenantId ?? defaultTeamsTenantId;
+  return {
+    type: "invoke",
+    name: "message/submitAction",
+    id: options.id ?? `f:${nextTeamsMessageId()}`,
+    timestamp: new Date().toISOString(),
+    serviceUrl: options.serviceUrl,
+    channelId: "msteams",
+    from: options.from ?? defaultTeamsUser,
+    conversation: {
+      conversationType: options.conversationType ?? "personal",
+      tenantId,
+      id: options.answer.conversationId,
+    },
+    recipient: { id: `28:${options.appId}`, name: "Resident" },
+    replyToId: options.answer.id,
+    value: {
+      actionName: "feedback",
+      actionValue: { reaction: options.reaction, feedback: JSON.stringify({ feedbackText: "" }) },
+    },
+    channelData: { tenant: { id: tenantId } },
+    locale: "en-US",
+  };
+}

@@ -29,7 +29,10 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRoutesOptions> = as
   const view = (record: WorkspaceRecord) => {
     const app = record.installed ? distributions.get(record.platform) : undefined;
     const path = app?.eventsPath ?? platforms.webhookPath(record.platform, record.id);
-    return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}` };
+    // An installed workspace's clicks would be signed with the app's secret, which no per-workspace endpoint checks.
+    const interactionPath = app ? undefined : platforms.interactionPath(record.platform, record.id);
+    const interactions = interactionPath && { interactionPath, interactionUrl: `${publicUrl}${interactionPath}` };
+    return { ...record, webhookPath: path, webhookUrl: `${publicUrl}${path}`, ...interactions };
   };
   const notFound = { error: "not found" };
 
