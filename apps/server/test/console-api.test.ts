@@ -57,6 +57,8 @@ describe("who is signed in, and the platforms", () => {
         }),
         expect.objectContaining({ name: "appToken", secret: true }),
         expect.objectContaining({ name: "botToken", secret: true }),
+        expect.objectContaining({ name: "botRefreshToken", secret: true, optional: true }),
+        expect.objectContaining({ name: "botTokenExpiresAt", secret: false, optional: true }),
       ],
       setupSteps: expect.arrayContaining([
         { en: expect.stringContaining("Request URL"), ja: expect.stringContaining("イベントサブスクリプション") },
