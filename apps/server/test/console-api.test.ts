@@ -1,19 +1,9 @@
-import { appMention, connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
+import { appMention, type SlackWorkspace } from "@resident/testkit/slack";
+import { describe, expect, it, vi } from "vitest";
+import { serviceWithTwoTenants } from "./support/two-tenants.ts";
 
 /** What the admin console needs from the admin API beyond DESIGN.md's contract, and what guards it. */
-let s: InProcessService;
-let a: SlackWorkspace;
-let b: SlackWorkspace;
-beforeAll(async () => {
-  s = await startInProcessService();
-  [a, b] = await Promise.all([
-    connectSlackWorkspace(s.url, s.operator, s.slack),
-    connectSlackWorkspace(s.url, s.operator, s.slack),
-  ]);
-});
-afterAll(() => s?.close());
+const two = serviceWithTwoTenants();
 
 interface Activity {
   lastEventAt?: string;
@@ -32,11 +22,11 @@ interface Series {
 
 describe("who is signed in, and the platforms", () => {
   it("tells the operator and a tenant admin apart, naming the admin's tenant", async () => {
-    expect(await s.operator.expect(200, "GET", "/me")).toEqual({ role: "operator" });
-    const tenant = await s.operator.expect<{ name: string }>(200, "GET", `/tenants/${a.tenantId}`);
-    expect(await a.tenantAdmin.expect(200, "GET", "/me")).toEqual({
+    expect(await two.service.operator.expect(200, "GET", "/me")).toEqual({ role: "operator" });
+    const tenant = await two.service.operator.expect<{ name: string }>(200, "GET", `/tenants/${two.a.tenantId}`);
+    expect(await two.a.tenantAdmin.expect(200, "GET", "/me")).toEqual({
       role: "tenant",
-      tenantId: a.tenantId,
+      tenantId: two.a.tenantId,
       tenantName: tenant.name,
       tokenId: expect.stringMatching(/^tk_/),
       mayIssueTokens: false,
@@ -44,7 +34,7 @@ describe("who is signed in, and the platforms", () => {
   });
 
   it("serves every enabled platform's guide: fields, steps and both fail modes' consequences", async () => {
-    const guides = await a.tenantAdmin.expect<Record<string, unknown>[]>(200, "GET", "/platforms");
+    const guides = await two.a.tenantAdmin.expect<Record<string, unknown>[]>(200, "GET", "/platforms");
     expect(guides.map((guide) => guide.platform)).toEqual(["slack", "teams", "chatwork"]);
     expect(guides[0]).toMatchObject({
       displayName: "Slack",
@@ -80,38 +70,38 @@ describe("test connection", () => {
   const path = (ws: SlackWorkspace) => `/tenants/${ws.tenantId}/workspaces/${ws.workspaceId}/test-connection`;
 
   it("checks the stored credentials with the platform and answers with the bot it found", async () => {
-    expect(await a.tenantAdmin.expect(200, "POST", path(a))).toEqual({
+    expect(await two.a.tenantAdmin.expect(200, "POST", path(two.a))).toEqual({
       ok: true,
-      identity: { botUserId: a.bot.userId, botId: a.bot.botId, teamId: a.bot.teamId },
+      identity: { botUserId: two.a.bot.userId, botId: two.a.bot.botId, teamId: two.a.bot.teamId },
     });
   });
 
   it("answers with the platform's own error when the platform refuses them, and never a credential", async () => {
-    s.slack.error("token_revoked", { method: "auth.test" });
-    const answer = await a.tenantAdmin.request<{ ok: boolean; error: string }>("POST", path(a));
+    two.service.slack.error("token_revoked", { method: "auth.test" });
+    const answer = await two.a.tenantAdmin.request<{ ok: boolean; error: string }>("POST", path(two.a));
     expect(answer.status).toBe(200);
     expect(answer.body.ok).toBe(false);
     expect(answer.body.error).toContain("token_revoked");
     expect(answer.body).toMatchObject({ reason: "refused", detail: expect.stringContaining("token_revoked") });
     const text = JSON.stringify(answer.body);
-    for (const secret of [a.bot.token, a.signingSecret]) expect(text).not.toContain(secret);
+    for (const secret of [two.a.bot.token, two.a.signingSecret]) expect(text).not.toContain(secret);
   });
 });
 
 describe("activity and series", () => {
   it("show when a workspace last received and answered, and count it in the last bucket of both ranges", async () => {
-    const mention = appMention(a.bot, "are my stats live?");
-    await a.send(mention);
-    await a.send(mention);
+    const mention = appMention(two.a.bot, "are my stats live?");
+    await two.a.send(mention);
+    await two.a.send(mention);
     const stats = await vi.waitFor(
       async () => {
-        const answer = await a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${a.tenantId}/stats`);
-        expect(answer.workspaces[a.workspaceId]).toMatchObject({ events: 2, duplicateEvents: 1, replies: 1 });
+        const answer = await two.a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${two.a.tenantId}/stats`);
+        expect(answer.workspaces[two.a.workspaceId]).toMatchObject({ events: 2, duplicateEvents: 1, replies: 1 });
         return answer;
       },
       { timeout: 20_000, interval: 50 },
     );
-    const activity = stats.activity[a.workspaceId] as Activity;
+    const activity = stats.activity[two.a.workspaceId] as Activity;
     expect(Date.parse(activity.lastEventAt as string)).toBeLessThanOrEqual(Date.parse(activity.lastReplyAt as string));
     expect(Date.now() - Date.parse(activity.lastReplyAt as string)).toBeLessThan(60_000);
 
@@ -119,58 +109,58 @@ describe("activity and series", () => {
       ["hour", 60, 60],
       ["day", 24, 3_600],
     ] as const) {
-      const series = await a.tenantAdmin.expect<Series>(
+      const series = await two.a.tenantAdmin.expect<Series>(
         200,
         "GET",
-        `/tenants/${a.tenantId}/workspaces/${a.workspaceId}/series?range=${range}`,
+        `/tenants/${two.a.tenantId}/workspaces/${two.a.workspaceId}/series?range=${range}`,
       );
       expect(series).toMatchObject({ range, bucketSeconds });
       expect(series.points).toHaveLength(length);
       const sum = (counter: string) => series.points.reduce((n, point) => n + (point.counts[counter] ?? 0), 0);
       expect([sum("events"), sum("duplicateEvents"), sum("replies")]).toEqual([2, 1, 1]);
     }
-    const unknownRange = `/tenants/${a.tenantId}/workspaces/${a.workspaceId}/series?range=week`;
-    expect((await a.tenantAdmin.request("GET", unknownRange)).status).toBe(400);
+    const unknownRange = `/tenants/${two.a.tenantId}/workspaces/${two.a.workspaceId}/series?range=week`;
+    expect((await two.a.tenantAdmin.request("GET", unknownRange)).status).toBe(400);
   });
 
   it("show the last error with its stage and the platform's words, never a credential", async () => {
     // Slack refuses the stream's opening and then the post the worker falls back to.
-    s.slack.error("channel_not_found", { method: "chat.startStream" }).error("channel_not_found");
-    await b.send(appMention(b.bot, "will this fail first?"));
+    two.service.slack.error("channel_not_found", { method: "chat.startStream" }).error("channel_not_found");
+    await two.b.send(appMention(two.b.bot, "will this fail first?"));
     const error = await vi.waitFor(
       async () => {
-        const stats = await b.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${b.tenantId}/stats`);
-        expect(stats.activity[b.workspaceId]?.lastError).toBeDefined();
-        return stats.activity[b.workspaceId]?.lastError;
+        const stats = await two.b.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${two.b.tenantId}/stats`);
+        expect(stats.activity[two.b.workspaceId]?.lastError).toBeDefined();
+        return stats.activity[two.b.workspaceId]?.lastError;
       },
       { timeout: 20_000, interval: 50 },
     );
     expect(error).toMatchObject({ stage: "send", message: expect.stringContaining("channel_not_found") });
-    for (const secret of [b.bot.token, b.signingSecret]) expect(JSON.stringify(error)).not.toContain(secret);
+    for (const secret of [two.b.bot.token, two.b.signingSecret]) expect(JSON.stringify(error)).not.toContain(secret);
   });
 });
 
 describe("tenant isolation of the console's endpoints", () => {
   it("answers 404 for another tenant's series and connection test, by its path or through one's own", async () => {
-    for (const tenantId of [b.tenantId, a.tenantId]) {
-      const workspace = `/tenants/${tenantId}/workspaces/${b.workspaceId}`;
+    for (const tenantId of [two.b.tenantId, two.a.tenantId]) {
+      const workspace = `/tenants/${tenantId}/workspaces/${two.b.workspaceId}`;
       for (const [method, path] of [
         ["GET", `${workspace}/series?range=hour`],
         ["POST", `${workspace}/test-connection`],
       ] as const) {
-        const answer = await a.tenantAdmin.request(method, path);
+        const answer = await two.a.tenantAdmin.request(method, path);
         expect({ method, path, status: answer.status }).toEqual({ method, path, status: 404 });
       }
     }
-    const stats = await a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${a.tenantId}/stats`);
-    expect(Object.keys(stats.activity)).not.toContain(b.workspaceId);
+    const stats = await two.a.tenantAdmin.expect<Stats>(200, "GET", `/tenants/${two.a.tenantId}/stats`);
+    expect(Object.keys(stats.activity)).not.toContain(two.b.workspaceId);
   });
 });
 
 describe("the console's HTTP", () => {
   it("serves the built console with a strict CSP, nothing inline, and its index for every console path", async () => {
     for (const path of ["/admin", "/admin/", "/admin/tenants/tn_x/workspaces/ws_y"]) {
-      const page = await fetch(`${s.url}${path}`);
+      const page = await fetch(`${two.service.url}${path}`);
       expect({ path, status: page.status }).toEqual({ path, status: 200 });
       const html = await page.text();
       expect(html).toContain('<div id="app">');
@@ -184,16 +174,16 @@ describe("the console's HTTP", () => {
       expect(page.headers.get("x-content-type-options")).toBe("nosniff");
       expect(page.headers.get("cache-control")).toBe("no-cache");
     }
-    const index = await (await fetch(`${s.url}/admin/`)).text();
+    const index = await (await fetch(`${two.service.url}/admin/`)).text();
     const script = /<script[^>]*src="([^"]+)"/.exec(index)?.[1] as string;
-    const asset = await fetch(`${s.url}${script}`);
+    const asset = await fetch(`${two.service.url}${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toContain("javascript");
     expect(asset.headers.get("cache-control")).toContain("immutable");
   });
 
   it("leaves the admin API's unknown paths to be 404s, not pages", async () => {
-    const answer = await fetch(`${s.url}/admin/api/no-such-thing`);
+    const answer = await fetch(`${two.service.url}/admin/api/no-such-thing`);
     expect(answer.status).toBe(404);
     expect(await answer.json()).toEqual({ error: "not found" });
   });

@@ -6,6 +6,7 @@ import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
 import { threadBlock } from "./thread-prompt.ts";
 import type { BuiltinTool } from "./tools/agent-tool.ts";
 import { currentTime } from "./tools/current-time.ts";
+import { McpSessions } from "./tools/mcp-client.ts";
 import { threadMessages } from "./tools/thread-messages.ts";
 import { defaultToolLimits, runToolLoop, type ToolLimits, turnText } from "./tools/tool-loop.ts";
 import { Toolbox } from "./tools/toolbox.ts";
@@ -81,8 +82,18 @@ export class AnthropicAgent implements Agent {
   }
 
   async answer(request: AgentRequest): Promise<AgentAnswer> {
+    // One MCP session per tool server for the whole answer, ended with it, whether it succeeds or fails.
+    const sessions = new McpSessions();
+    try {
+      return await this.answerWith(request, sessions);
+    } finally {
+      await sessions.close();
+    }
+  }
+
+  private async answerWith(request: AgentRequest, sessions: McpSessions): Promise<AgentAnswer> {
     const { event, settings, history, thread, signal, onText } = request;
-    const tools = await this.toolbox.toolsFor(request);
+    const tools = await this.toolbox.toolsFor(request, sessions);
     const definitions = [...tools.values()].map((tool) => tool.definition);
     const ask = async (messages: Anthropic.MessageParam[], final: boolean) => {
       const body = {

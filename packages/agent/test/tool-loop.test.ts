@@ -89,6 +89,51 @@ describe("the tool-use loop", () => {
     ]);
   });
 
+  /** Asks for one order lookup a turn until three results are in, then answers with them all. */
+  const threeLookups =
+    (afterFirst?: () => void) =>
+    (call: AnthropicCall): FakeAnswer => {
+      const results = call.messages.flatMap((message) => message.toolResults);
+      if (results.length === 1) afterFirst?.();
+      if (results.length === 3)
+        return { text: `done: ${results.map((r) => `${r.text}${r.isError ? " (error)" : ""}`).join(" | ")}` };
+      return {
+        text: "Looking.",
+        toolUse: [{ name: "shop__lookup_order", input: { query: `A-${results.length + 1}` } }],
+      };
+    };
+
+  it("lists and makes three calls on one MCP session, which it ends when the answer ends", async () => {
+    fake.answerWith(threeLookups());
+    const opened = mcp.sessionsOpened;
+    const ended = mcp.sessionsEnded;
+    const { request, reports } = attempt(sharedStore());
+
+    const answer = await agent().answer(request);
+
+    expect(answer.text).toBe("done: order A-1: shipped | order A-2: shipped | order A-3: shipped");
+    expect(mcp.toolCalls).toHaveLength(3);
+    expect(new Set(mcp.toolCalls.map((call) => call.idempotencyKey)).size).toBe(3);
+    expect(mcp.sessionsOpened - opened).toBe(1);
+    expect(mcp.sessionsEnded - ended).toBe(1);
+    expect(mcp.openSessions).toBe(0);
+    expect(reports.map((report) => report.outcome)).toEqual(["ok", "ok", "ok"]);
+  });
+
+  it("a session the server ends mid-loop is opened afresh once, and the loop completes", async () => {
+    fake.answerWith(threeLookups(() => void mcp.expireSessions()));
+    const opened = mcp.sessionsOpened;
+    const { request, reports } = attempt(sharedStore());
+
+    const answer = await agent().answer(request);
+
+    expect(answer.text).toBe("done: order A-1: shipped | order A-2: shipped | order A-3: shipped");
+    expect(mcp.toolCalls.map((call) => call.arguments.query)).toEqual(["A-1", "A-2", "A-3"]);
+    expect(mcp.sessionsOpened - opened).toBe(2);
+    expect(mcp.openSessions).toBe(0);
+    expect(reports.map((report) => report.outcome)).toEqual(["ok", "ok", "ok"]);
+  });
+
   it("a retry after the last LLM call failed replays the step and its result: the tool is not called again", async () => {
     const store = sharedStore();
     fake.answerWith(askThenAnswer("shop__lookup_order"));

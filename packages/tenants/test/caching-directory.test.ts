@@ -1,37 +1,28 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DatabaseUnavailableError } from "@resident/core";
-import { MemoryChangeFeed } from "@resident/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   CachingDirectory,
   type CachingDirectoryOptions,
   CredentialCipher,
-  createTenants,
   loadSecretKey,
-  openDatabase,
   type Principal,
-  type SqlClient,
-  type Tenants,
 } from "../src/index.ts";
-import { backends, captureLogger, type Location, newSecretKey, platforms, slackCredentials } from "./helpers.ts";
+import { backends, slackCredentials, tenantsPerSuite } from "./helpers.ts";
 
 const operator: Principal = { role: "operator" };
 
 describe.each(backends)("$name: the caching directory", (backend) => {
-  let location: Location;
-  let sql: SqlClient;
-  let tenants: Tenants;
+  const suite = tenantsPerSuite(backend, { defaultFailModes: { slack: "open" } });
+  const { changeFeed, logger } = suite;
   let cipher: CredentialCipher;
   let tenantId: string;
-  const changeFeed = new MemoryChangeFeed();
-  const secretKey = newSecretKey();
-  const { logger } = captureLogger();
 
   /** Another instance's directory: same database and feed, a cache of its own. */
   const anotherDirectory = (options: Partial<CachingDirectoryOptions> = {}) =>
-    new CachingDirectory({ sql, cipher, changeFeed, ...options });
+    new CachingDirectory({ sql: suite.sql, cipher, changeFeed, ...options });
   const newWorkspace = (settings = {}) =>
-    tenants.registry.createWorkspace(operator, tenantId, {
+    suite.tenants.registry.createWorkspace(operator, tenantId, {
       platform: "slack",
       name: "support",
       credentials: slackCredentials(),
@@ -39,12 +30,14 @@ describe.each(backends)("$name: the caching directory", (backend) => {
     });
   /** Takes the row away behind the registry's back: no change notice goes out. */
   const removeRow = async (id: string) => {
-    const [row] = await sql.query<Record<string, unknown>>("delete from workspaces where id = $1 returning *", [id]);
+    const [row] = await suite.sql.query<Record<string, unknown>>("delete from workspaces where id = $1 returning *", [
+      id,
+    ]);
     return row as Record<string, unknown>;
   };
   const restoreRow = (row: Record<string, unknown>) => {
     const columns = Object.keys(row);
-    return sql.query(
+    return suite.sql.query(
       `insert into workspaces (${columns.join(", ")}) values (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
       columns.map((column) => {
         const value = row[column];
@@ -55,37 +48,27 @@ describe.each(backends)("$name: the caching directory", (backend) => {
 
   const unused = () => Promise.reject(new Error("a raw key needs no salt"));
   beforeAll(async () => {
-    location = await backend.fresh();
-    sql = await openDatabase({ ...location, logger });
-    tenants = await createTenants(sql, {
-      ...location,
-      secretKey,
-      logger,
-      changeFeed,
-      platforms,
-      defaultFailModes: { slack: "open" },
-    });
     cipher = new CredentialCipher(
-      await loadSecretKey({ secretKey, dataDir: location.dataDir, logger, passphraseSalt: unused }),
+      await loadSecretKey({
+        secretKey: suite.secretKey,
+        dataDir: suite.location.dataDir,
+        logger,
+        passphraseSalt: unused,
+      }),
     );
-    tenantId = (await tenants.registry.createTenant(operator, { name: "Acme" })).id;
-  });
-
-  afterAll(async () => {
-    await tenants.close();
-    await location.dispose();
+    tenantId = (await suite.tenants.registry.createTenant(operator, { name: "Acme" })).id;
   });
 
   it("gives the pipeline the workspace with its credentials and resolved settings", async () => {
     const credentials = slackCredentials();
-    const record = await tenants.registry.createWorkspace(operator, tenantId, {
+    const record = await suite.tenants.registry.createWorkspace(operator, tenantId, {
       platform: "slack",
       name: "support",
       credentials,
       settings: { model: "claude-haiku-4-5" },
       identity: { botUserId: "U0BOT" },
     });
-    expect(await tenants.directory.workspace(record.id)).toEqual({
+    expect(await suite.tenants.directory.workspace(record.id)).toEqual({
       id: record.id,
       tenantId,
       platform: "slack",
@@ -105,15 +88,15 @@ describe.each(backends)("$name: the caching directory", (backend) => {
       budgets: { tenant: {}, workspace: {} },
     });
     const closed = await newWorkspace({ failMode: "closed" });
-    expect((await tenants.directory.workspace(closed.id))?.settings.failMode).toBe("closed");
+    expect((await suite.tenants.directory.workspace(closed.id))?.settings.failMode).toBe("closed");
   });
 
   it("gives each workspace its tenant's budget and its own, and a budget change reaches it at once", async () => {
     const { id } = await newWorkspace();
-    expect((await tenants.directory.workspace(id))?.budgets).toEqual({ tenant: {}, workspace: {} });
-    await tenants.budgets.setTenantBudget(operator, tenantId, { tokensPerDay: 1_000, answersPerMinute: null });
-    await tenants.budgets.setWorkspaceBudget(operator, tenantId, id, { answersPerMinute: 5 });
-    expect((await tenants.directory.workspace(id))?.budgets).toEqual({
+    expect((await suite.tenants.directory.workspace(id))?.budgets).toEqual({ tenant: {}, workspace: {} });
+    await suite.tenants.budgets.setTenantBudget(operator, tenantId, { tokensPerDay: 1_000, answersPerMinute: null });
+    await suite.tenants.budgets.setWorkspaceBudget(operator, tenantId, id, { answersPerMinute: 5 });
+    expect((await suite.tenants.directory.workspace(id))?.budgets).toEqual({
       tenant: { tokensPerDay: 1_000 },
       workspace: { answersPerMinute: 5 },
     });
@@ -121,28 +104,28 @@ describe.each(backends)("$name: the caching directory", (backend) => {
 
   it("answers a cache hit without the database, until a change notice arrives", async () => {
     const { id } = await newWorkspace();
-    const found = await tenants.directory.workspace(id);
+    const found = await suite.tenants.directory.workspace(id);
     await removeRow(id);
-    expect(await tenants.directory.workspace(id)).toEqual(found);
+    expect(await suite.tenants.directory.workspace(id)).toEqual(found);
     await changeFeed.publish(id);
-    expect(await tenants.directory.workspace(id)).toBeUndefined();
+    expect(await suite.tenants.directory.workspace(id)).toBeUndefined();
   });
 
   it("never caches an unknown workspace", async () => {
     const { id } = await newWorkspace();
     const row = await removeRow(id);
-    expect(await tenants.directory.workspace(id)).toBeUndefined();
+    expect(await suite.tenants.directory.workspace(id)).toBeUndefined();
     await restoreRow(row);
-    expect((await tenants.directory.workspace(id))?.id).toBe(id);
+    expect((await suite.tenants.directory.workspace(id))?.id).toBe(id);
   });
 
   it("makes every instance forget a workspace the registry changes", async () => {
     const { id } = await newWorkspace();
     const other = anotherDirectory();
     expect((await other.workspace(id))?.name).toBe("support");
-    await tenants.registry.updateWorkspace(operator, tenantId, id, { name: "helpdesk" });
+    await suite.tenants.registry.updateWorkspace(operator, tenantId, id, { name: "helpdesk" });
     expect((await other.workspace(id))?.name).toBe("helpdesk");
-    await tenants.registry.deleteWorkspace(operator, tenantId, id);
+    await suite.tenants.registry.deleteWorkspace(operator, tenantId, id);
     expect(await other.workspace(id)).toBeUndefined();
     other.close();
   });
@@ -179,8 +162,8 @@ describe.each(backends)("$name: the caching directory", (backend) => {
     const away = <T>(call: () => Promise<T>) => (down ? Promise.reject(new DatabaseUnavailableError("away")) : call());
     const flaky = new CachingDirectory({
       sql: {
-        query: (text, params) => away(() => sql.query(text, params)),
-        exec: (script) => away(() => sql.exec(script)),
+        query: (text, params) => away(() => suite.sql.query(text, params)),
+        exec: (script) => away(() => suite.sql.exec(script)),
       },
       cipher,
       changeFeed,
@@ -200,7 +183,7 @@ describe.each(backends)("$name: the caching directory", (backend) => {
 
   it("turns away malformed ids", async () => {
     for (const id of ["", "ws_short", "tn_AAAAAAAAAAAAAAAAAAAAAA", "ws_AAAAAAAAAAAAAAAAAAAA:A", "ws_a/../b"]) {
-      expect(await tenants.directory.workspace(id)).toBeUndefined();
+      expect(await suite.tenants.directory.workspace(id)).toBeUndefined();
     }
   });
 });

@@ -6,7 +6,7 @@ import type { Logger } from "@resident/core";
 import { MemoryChangeFeed } from "@resident/store";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { createTenants, openDatabase, type SqlClient, type Tenants } from "../src/index.ts";
+import { createTenants, openDatabase, type SqlClient, type Tenants, type TenantsOptions } from "../src/index.ts";
 
 const postgresUrl = "postgres://postgres@127.0.0.1:5432/test";
 
@@ -88,32 +88,42 @@ export function slackCredentials() {
 export interface TenantsSuite {
   sql: SqlClient;
   tenants: Tenants;
+  location: Location;
+  readonly secretKey: string;
+  readonly changeFeed: MemoryChangeFeed;
+  readonly logger: Logger;
   /** Every workspace id the change feed carried. */
   seen: string[];
   lines: string[];
 }
 
-/** Opens the tenants on a fresh database of `backend` for the calling suite (beforeAll), and disposes of it after. */
-export function tenantsPerSuite(backend: Backend): TenantsSuite {
+/**
+ * Opens the tenants on a fresh database of `backend` for the calling suite (a beforeAll there, so the suite's own
+ * beforeAlls after this call see them open), and disposes of it after.
+ */
+export function tenantsPerSuite(
+  backend: Backend,
+  options: Pick<TenantsOptions, "defaultFailModes"> = {},
+): TenantsSuite {
   const { logger, lines } = captureLogger();
-  const suite = { seen: [] as string[], lines } as TenantsSuite;
-  let location: Location | undefined;
+  const changeFeed = new MemoryChangeFeed();
+  const suite = { seen: [] as string[], lines, logger, changeFeed, secretKey: newSecretKey() } as TenantsSuite;
+  changeFeed.subscribe((id) => suite.seen.push(id));
   beforeAll(async () => {
-    location = await backend.fresh();
-    const changes = new MemoryChangeFeed();
-    suite.sql = await openDatabase({ ...location, logger });
+    suite.location = await backend.fresh();
+    suite.sql = await openDatabase({ ...suite.location, logger });
     suite.tenants = await createTenants(suite.sql, {
-      ...location,
-      secretKey: newSecretKey(),
+      ...suite.location,
+      ...options,
+      secretKey: suite.secretKey,
       logger,
-      changeFeed: changes,
+      changeFeed,
       platforms,
     });
-    changes.subscribe((id) => suite.seen.push(id));
   });
   afterAll(async () => {
     await suite.tenants?.close();
-    await location?.dispose();
+    await suite.location?.dispose();
   });
   return suite;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -36,13 +37,20 @@ export const defaultTools: FakeTool[] = [
 ];
 
 /**
- * A fake MCP server on a real HTTP server, speaking Streamable HTTP through the SDK's own server transport
- * (stateless: one transport per request, JSON answers). It records every tool call, with the idempotency key in its
- * `_meta`, and every `tools/list`. `hold` makes the next tool calls slow (a timeout); `refuse` answers HTTP errors.
+ * A fake MCP server on a real HTTP server, speaking Streamable HTTP through the SDK's own server transport, with
+ * sessions (one transport per session, JSON answers, no server-sent stream: a GET is 405). It records every tool
+ * call, with the idempotency key in its `_meta`, every `tools/list` and every session opened (`initialize`).
+ * `hold` makes the next tool calls slow (a timeout); `refuse` answers HTTP errors; `expireSessions` ends every open
+ * session, so that a request on one is answered 404, as the transport's session rule has it.
  */
 export class FakeMcp {
   readonly toolCalls: McpToolCall[] = [];
   listCalls = 0;
+  /** `initialize` requests served: the sessions opened. */
+  sessionsOpened = 0;
+  /** Sessions the client ended itself (DELETE). */
+  sessionsEnded = 0;
+  private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
   private readonly server: Server;
   private readonly tools: FakeTool[];
   private holds: number[] = [];
@@ -69,8 +77,9 @@ export class FakeMcp {
     return `${this.baseUrl}/mcp`;
   }
 
-  close(): Promise<void> {
-    return closeServer(this.server);
+  async close(): Promise<void> {
+    await this.expireSessions();
+    await closeServer(this.server);
   }
 
   /** The calls of one tool, oldest first. */
@@ -82,6 +91,18 @@ export class FakeMcp {
   hold(ms: number, times = 1): this {
     for (let i = 0; i < times; i++) this.holds.push(ms);
     return this;
+  }
+
+  /** Sessions opened and not yet ended, by the client or `expireSessions`. */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  /** Ends every open session on the server's side: a later request on one is answered 404. */
+  async expireSessions(): Promise<void> {
+    const transports = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(transports.map((transport) => transport.close()));
   }
 
   /** The next `times` requests of any kind are answered with HTTP `status` and not served. */
@@ -106,19 +127,42 @@ export class FakeMcp {
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
       return;
     }
+    if (req.method === "GET") {
+      res.writeHead(405, { allow: "POST, DELETE" }).end();
+      return;
+    }
     const body = req.method === "POST" ? JSON.parse((await readBody(req)) || "null") : undefined;
     if (body?.method === "tools/list") this.listCalls++;
-    const mcp = this.mcpServer(typeof presented === "string" ? presented : undefined);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void mcp.close();
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const transport = this.sessions.get(sessionId);
+      if (!transport) {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+        return;
+      }
+      if (req.method === "DELETE") this.sessionsEnded++;
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    if (body?.method === "initialize") this.sessionsOpened++;
+    const mcp = this.mcpServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, transport);
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
     });
+    transport.onclose = () => void mcp.close();
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
-  private mcpServer(presentedAuth: string | undefined): McpServer {
+  private mcpServer(): McpServer {
     const mcp = new McpServer({ name: "fake-mcp", version: "1.0.0" });
     for (const tool of this.tools) {
       mcp.registerTool(
@@ -126,11 +170,13 @@ export class FakeMcp {
         { description: tool.description, inputSchema: { query: z.string() } },
         async (args, extra) => {
           const key = extra._meta?.[idempotencyMetaKey];
+          const header = this.options.auth?.header.toLowerCase();
+          const presentedAuth = header ? extra.requestInfo?.headers[header] : undefined;
           this.toolCalls.push({
             tool: tool.name,
             arguments: args,
             idempotencyKey: typeof key === "string" ? key : undefined,
-            presentedAuth,
+            presentedAuth: typeof presentedAuth === "string" ? presentedAuth : undefined,
             at: Date.now(),
           });
           const holdMs = this.holds.shift();
