@@ -8,7 +8,7 @@ import type {
 } from "@resident/core";
 
 /** A distributed app's connections are held under this id: counted for the app as a whole, never per workspace. */
-const appTargetId = (platform: Platform) => `app_${platform}`;
+export const appTargetId = (platform: Platform) => `app_${platform}`;
 
 /**
  * The receivers' catalog and delivery, with the distributed apps added: an app whose deliveries also come over

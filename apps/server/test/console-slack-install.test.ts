@@ -17,7 +17,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  ({ s, atTheAppUrl } = await startDistributedAppService());
+  // Socket Mode too (SLACK_APP_TOKEN): the app's connections shown on each installation's page.
+  ({ s, atTheAppUrl } = await startDistributedAppService({ socketMode: true }));
   await mkdir(output, { recursive: true });
   browser = await openBrowser(s.url, { locale: "en-US", alsoAllowed: [s.slack.url] });
   page = await browser.context.newPage();
@@ -55,6 +56,16 @@ describe("Add to Slack in the console", () => {
       installed.push({ workspaceId, bot: s.slack.oauth.bots().at(-1) as FakeSlackBot, target });
     }
     expect(s.slack.callsTo("oauth.v2.access")).toHaveLength(2);
+    // On the second installation's page: the app's connections, the same ones the first one's events come over.
+    await page.getByText(t.connections.appIntro).waitFor();
+    const connections = page.getByRole("table", { name: t.connections.caption });
+    await vi.waitFor(
+      async () => expect(await connections.getByRole("row").filter({ hasText: t.connections.open }).count()).toBe(2),
+      { timeout: 15_000 },
+    );
+    await page.getByText(t.connections.summary(2, 1)).waitFor();
+    await connections.getByText("test-instance").first().waitFor();
+    await page.screenshot({ path: `${output}slack-app-connections.png`, fullPage: true });
     expect(new Set(installed.map((i) => i.workspaceId)).size).toBe(2);
 
     await page.goto(`${s.url}/admin/tenants/${tenant.tenantId}`);

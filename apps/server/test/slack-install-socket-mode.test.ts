@@ -1,5 +1,5 @@
 import { settle } from "@resident/testkit";
-import { appMention, slackId, twinOf } from "@resident/testkit/slack";
+import { appMention, appUninstalled, slackId, twinOf } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { InProcessService } from "./support/in-process-service.ts";
 import { installThroughOAuth, startDistributedAppService } from "./support/slack-install.ts";
@@ -47,6 +47,40 @@ describe("the distributed app over Socket Mode", () => {
       expect(replies.map((reply) => [reply.bot_id, reply.team])).toEqual([[bot.botId, bot.teamId]]);
     }
     expect(s.slack.posts()).toHaveLength(3);
+  });
+
+  it("shows each installation, in the admin API, the app's connections and the instances holding them", async () => {
+    const [a, b] = [await installThroughOAuth(s), await installThroughOAuth(s)];
+    const shownTo = (installation: typeof a) =>
+      installation.admin.connections(installation.tenantId, installation.workspaceId);
+    await vi.waitFor(async () => expect((await shownTo(a)).connections.map((c) => c.state)).toEqual(["open", "open"]), {
+      timeout: 10_000,
+    });
+    // Another instance's lease on one more of the app's slots, written as that instance's pool would write it.
+    const slots = s.service.runtime.receiverSlots;
+    const token = (await slots.take("app_slack", 5, "other-instance", 60_000)) as string;
+    expect(await slots.renew("app_slack", 5, token, "open", 60_000)).toBe(true);
+    try {
+      for (const installation of [a, b]) {
+        const shown = await shownTo(installation);
+        expect(shown).toMatchObject({ receiving: true, heldFor: "app" });
+        expect(shown.connections.map((c) => [c.slot, c.instanceId, c.state])).toEqual([
+          [0, "test-instance", "open"],
+          [1, "test-instance", "open"],
+          [5, "other-instance", "open"],
+        ]);
+      }
+      // A tenant sees only its own workspaces, installations of the same app included.
+      await expect(a.admin.connections(a.tenantId, b.workspaceId)).rejects.toMatchObject({ status: 404 });
+
+      // Uninstalled: the workspace takes nothing over the app's connections, and none is shown for it.
+      s.slack.socketMode.deliver(appId, appUninstalled(a.bot));
+      await vi.waitFor(async () => expect((await shownTo(a)).receiving).toBe(false), { timeout: 10_000 });
+      expect(await shownTo(a)).toEqual({ receiving: false, heldFor: "workspace", connections: [] });
+      expect((await shownTo(b)).connections).toHaveLength(3);
+    } finally {
+      await slots.release("app_slack", 5, token);
+    }
   });
 
   it("acknowledges an envelope of no installation and answers nothing", async () => {

@@ -41,7 +41,7 @@ describe("a Socket Mode workspace on one instance", () => {
       },
       { timeout: 10_000 },
     );
-    expect(shown).toMatchObject({ receiving: true });
+    expect(shown).toMatchObject({ receiving: true, heldFor: "workspace" });
     expect(shown.connections).toMatchObject([
       { slot: 0, instanceId: "test-instance" },
       { slot: 1, instanceId: "test-instance" },

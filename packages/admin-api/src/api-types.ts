@@ -141,8 +141,13 @@ export interface ToolInfo {
 /** A server's tools as it lists them now, or why it could not. */
 export type ToolList = { ok: true; tools: ToolInfo[] } | { ok: false; error: string };
 
-/** `…/workspaces/:id/connections`: the connections the cluster holds open for a workspace (Socket Mode). */
+/**
+ * `…/workspaces/:id/connections`: the connections the cluster holds open for a workspace (Socket Mode). An
+ * installation of the operator's distributed app is answered with the app's connections, which every installation
+ * shares (`heldFor: "app"`).
+ */
 export interface ReceiverConnections {
   receiving: boolean;
+  heldFor: "workspace" | "app";
   connections: { slot: number; instanceId: string; state: "connecting" | "open"; since: string }[];
 }

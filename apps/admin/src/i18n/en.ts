@@ -253,6 +253,8 @@ export const en = {
   connections: {
     title: "Open connections (Socket Mode)",
     intro: "Slack sends each event to one of these; they are spread over the instances and re-opened when one stops.",
+    appIntro:
+      "This workspace installed the app, so its events come over the app's connections, shared by every workspace that installed it. Slack sends each event to one of these; they are spread over the instances and re-opened when one stops.",
     summary: (open: number, instances: number) =>
       `${open} open, on ${instances} ${instances === 1 ? "instance" : "instances"}.`,
     none: "No connection is open: no instance holds one yet, or the app-level token is refused.",

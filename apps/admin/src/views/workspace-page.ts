@@ -118,7 +118,7 @@ export async function workspacePage(context: Context, tenantId: string, workspac
           "section",
           { class: "card", "aria-labelledby": "receiver-title" },
           h("h2", { id: "receiver-title" }, text().connections.title),
-          h("p", {}, text().connections.intro),
+          h("p", {}, connections.heldFor === "app" ? text().connections.appIntro : text().connections.intro),
           receiver.element,
         ),
       connectionSection(context, platform, workspace),

@@ -155,6 +155,7 @@ export const adminApi: FastifyPluginAsyncZod<AdminApiOptions> = async (app, opti
         prefix: "/workspaces",
         registry,
         platforms,
+        distributions: options.distributions,
         slots: options.receiverSlots,
       });
     },
