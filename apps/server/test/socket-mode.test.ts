@@ -1,4 +1,11 @@
-import { appMention, type FakeSlackBot, twinOf } from "@resident/testkit/slack";
+import { utcDay } from "@resident/core";
+import {
+  appMention,
+  type FakeSlackBot,
+  type FakeSlackPost,
+  feedbackClickPayload,
+  twinOf,
+} from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type InProcessService, startInProcessService } from "./support/in-process-service.ts";
 
@@ -63,6 +70,46 @@ describe("a Socket Mode workspace on one instance", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(repliesTo(mention)).toHaveLength(1);
     expect(repliesTo(mention)[0]?.text).toBe("answer to: where is my parcel?");
+  });
+
+  it("counts a feedback click sent as an interactive envelope three times (redelivered), once", async () => {
+    const { tenant, bot, workspaceId } = await socketWorkspace();
+    await vi.waitFor(() => expect(openConnections(bot)).toHaveLength(2), { timeout: 10_000 });
+    const mention = appMention(bot, "did this help?");
+    s.slack.socketMode.deliver(bot.appId, mention);
+    const post = await vi.waitFor(
+      () => {
+        const [answer] = repliesTo(mention);
+        expect(answer?.streaming ?? false).toBe(false);
+        expect(answer?.metadata).toBeDefined();
+        return answer as FakeSlackPost;
+      },
+      { timeout: 10_000 },
+    );
+    const click = s.slack.socketMode.deliver(
+      bot.appId,
+      feedbackClickPayload(post, { vote: "positive", user: "U0SOCKETVOTER" }),
+      "interactive",
+    );
+    for (const acks of [1, 2]) {
+      await vi.waitFor(() => expect(click.acks).toHaveLength(acks));
+      s.slack.socketMode.redeliver(click);
+    }
+    await vi.waitFor(() => expect(click.acks).toHaveLength(3));
+    expect(click.attempts.map((a) => [a.retryAttempt, a.retryReason])).toEqual([
+      [0, ""],
+      [1, "timeout"],
+      [2, "timeout"],
+    ]);
+    expect(Math.max(...click.acks.map((a) => a.afterMs))).toBeLessThan(3_000);
+    // Some time for a wrongly counted redelivery to land before the count is read.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { days } = await tenant.admin.feedback(tenant.tenantId, workspaceId);
+    const today = days.find((d) => d.day === utcDay(Date.now()));
+    console.log(
+      `[socket feedback 3x] attempts=${click.attempts.length} acks=${click.acks.length} today=${JSON.stringify(today)}`,
+    );
+    expect(today).toMatchObject({ positive: 1, negative: 0 });
   });
 
   it("re-opens its connections after Slack's refresh_requested, and loses nothing sent meanwhile", async () => {

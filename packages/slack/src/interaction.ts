@@ -12,23 +12,29 @@ import { blockActionsSchema, feedbackActionSchema, interactionTypeSchema } from 
 const ignore = (reason: string): Inbound => ({ kind: "ignore", reason });
 
 /**
- * Turns a verified delivery to the Interactivity Request URL into a feedback click or nothing. Slack sends each
- * interaction form-encoded, its JSON in the field `payload`; of those, only a block_actions click on our
- * feedback_buttons (our action_id) on a message is counted. The click's identity is its action_ts.
+ * The JSON of an interaction: Slack sends each one form-encoded, its JSON in the field `payload` (and a Socket Mode
+ * `interactive` envelope is handed over as that form too).
  */
-export function normalizeInteraction(request: InboundRequest, workspace: Workspace, receivedAt: number): Inbound {
+export function interactionPayload(request: InboundRequest): unknown {
   const contentType = singleHeader(request.headers, "content-type") ?? "";
   if (!contentType.startsWith("application/x-www-form-urlencoded")) {
     throw new MalformedPayloadError("an interaction is form-encoded (application/x-www-form-urlencoded)");
   }
   const field = new URLSearchParams(request.rawBody.toString("utf8")).get("payload");
   if (!field) throw new MalformedPayloadError("an interaction carries its JSON in the form field payload");
-  let body: unknown;
   try {
-    body = JSON.parse(field);
+    return JSON.parse(field);
   } catch {
     throw new MalformedPayloadError("the interaction's payload is not JSON");
   }
+}
+
+/**
+ * Turns a verified interaction into a feedback click or nothing: of all interactions, only a block_actions click on
+ * our feedback_buttons (our action_id) on a message is counted. The click's identity is its action_ts.
+ */
+export function normalizeInteraction(request: InboundRequest, workspace: Workspace, receivedAt: number): Inbound {
+  const body = interactionPayload(request);
   const { type } = parsePayload(interactionTypeSchema, body, "interaction payload");
   if (type !== "block_actions") return ignore(`${type} interactions are not handled`);
   const payload = parsePayload(blockActionsSchema, body, "block_actions payload");

@@ -108,23 +108,37 @@ class SocketModeConnection implements ReceiverConnection {
   /**
    * Acknowledges once the delivery is durably queued or known as a duplicate — whatever the ingest pipeline would
    * answer a webhook with 2xx (or 4xx: a retry would not change it). A 5xx is left unacknowledged, so Slack sends
-   * the envelope again, as it retries a webhook.
+   * the envelope again, as it retries a webhook. Envelopes of other types (slash commands, which we do not offer)
+   * are acknowledged unread.
    */
-  private async receive({ ack, type, body, retry_num, retry_reason }: Envelope): Promise<void> {
+  private async receive(envelope: Envelope): Promise<void> {
     try {
-      if (type === "events_api") {
-        const retried = retry_num !== undefined && retry_num > 0;
-        const request: InboundRequest = {
-          rawBody: Buffer.from(JSON.stringify(body)),
-          headers: retried ? { "x-slack-retry-num": String(retry_num), "x-slack-retry-reason": retry_reason } : {},
-          query: {},
-        };
+      const request = inboundRequest(envelope);
+      if (request) {
         const response = await this.hooks.deliver(request);
         if (response.status >= 500) return;
       }
-      await ack();
+      await envelope.ack();
     } catch (err) {
       this.options.logger.warn({ workspaceId: this.workspace.id, err }, "Socket Mode envelope not acknowledged");
     }
   }
+}
+
+/**
+ * An envelope as the webhook it stands for: an Events API body as Slack POSTs it to the Request URL; an
+ * `interactive` one (its payload the interaction's JSON object) as the form Slack POSTs to the Interactivity
+ * Request URL, so the one interaction normalizer reads both.
+ */
+function inboundRequest({ type, body, retry_num, retry_reason }: Envelope): InboundRequest | undefined {
+  const retried = retry_num !== undefined && retry_num > 0;
+  const headers = retried ? { "x-slack-retry-num": String(retry_num), "x-slack-retry-reason": retry_reason } : {};
+  if (type === "events_api") return { rawBody: Buffer.from(JSON.stringify(body)), headers, query: {} };
+  if (type !== "interactive") return undefined;
+  return {
+    endpoint: "interactions",
+    rawBody: Buffer.from(new URLSearchParams({ payload: JSON.stringify(body) }).toString()),
+    headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+    query: {},
+  };
 }

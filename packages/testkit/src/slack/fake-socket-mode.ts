@@ -7,6 +7,9 @@ import type { FakeResponse, RecordedCall } from "../fake-server.ts";
 /** Why the fake (as Slack) asks a connection to go: https://docs.slack.dev/apis/events-api/using-socket-mode */
 export type DisconnectReason = "refresh_requested" | "link_disabled" | "too_many_websockets";
 
+/** The envelope types the fake sends: https://docs.slack.dev/apis/events-api/using-socket-mode */
+export type EnvelopeType = "events_api" | "interactive";
+
 /** One open Socket Mode connection, as the fake sees it. */
 export interface FakeSocketConnection {
   id: string;
@@ -19,6 +22,8 @@ export interface FakeSocketConnection {
 export interface FakeEnvelope {
   envelopeId: string;
   appId: string;
+  /** `events_api` (an Events API body) or `interactive` (an interaction's payload object, not form-encoded). */
+  type: EnvelopeType;
   payload: unknown;
   attempts: { connectionId?: string; at: number; retryAttempt: number; retryReason: string }[];
   /** Every ack received, with the time since the attempt it answered was sent. */
@@ -136,14 +141,27 @@ export class FakeSocketMode {
     return [...(this.apps.get(appId)?.connections.values() ?? [])].map(({ record }) => ({ ...record }));
   }
 
-  /** Sends an envelope (an Events API payload) to one random open connection of the app, and again until acked. */
-  deliver(appId: string, payload: unknown): FakeEnvelope {
-    const envelope: FakeEnvelope = { envelopeId: randomUUID(), appId, payload, attempts: [], acks: [] };
+  /**
+   * Sends an envelope (an Events API payload, or with `interactive` an interaction's) to one random open connection
+   * of the app, and again until acked.
+   */
+  deliver(appId: string, payload: unknown, type: EnvelopeType = "events_api"): FakeEnvelope {
+    const envelope: FakeEnvelope = { envelopeId: randomUUID(), appId, type, payload, attempts: [], acks: [] };
     this.envelopes.push(envelope);
     this.byId.set(envelope.envelopeId, envelope);
     this.pending.set(envelope.envelopeId, { envelope });
     this.attempt(envelope, 0, "");
     return envelope;
+  }
+
+  /**
+   * Sends an envelope once more, as Slack's retry does (`retry_attempt` one more than its last attempt's), even if
+   * it was acknowledged: as Slack would after an ack lost with its connection. It is then retried until acked again.
+   */
+  redeliver(envelope: FakeEnvelope, retryReason = "timeout"): void {
+    clearTimeout(this.pending.get(envelope.envelopeId)?.timer);
+    this.pending.set(envelope.envelopeId, { envelope });
+    this.attempt(envelope, (envelope.attempts.at(-1)?.retryAttempt ?? -1) + 1, retryReason);
   }
 
   /** Sends Slack's `disconnect` to every open connection of the app; they are closed after a grace. */
@@ -200,7 +218,7 @@ export class FakeSocketMode {
       JSON.stringify({
         envelope_id: envelope.envelopeId,
         payload: envelope.payload,
-        type: "events_api",
+        type: envelope.type,
         accepts_response_payload: false,
         retry_attempt: retryAttempt,
         retry_reason: retryReason,

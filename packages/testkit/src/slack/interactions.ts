@@ -19,11 +19,19 @@ interface FeedbackButtons {
 
 /**
  * The form body Slack POSTs to the Interactivity Request URL when someone clicks one of the feedback buttons under
- * `post` (a block_actions payload, shaped as bolt's own test bodies are, its action as bolt-js's FeedbackButtonsAction).
+ * `post`: the click's payload in the form field `payload`.
+ */
+export function feedbackClick(post: FakeSlackPost, options: FeedbackClickOptions): string {
+  return `payload=${encodeURIComponent(JSON.stringify(feedbackClickPayload(post, options)))}`;
+}
+
+/**
+ * The block_actions payload of a click on one of the feedback buttons under `post`, as a Socket Mode `interactive`
+ * envelope carries it (shaped as bolt's own test bodies are, its action as bolt-js's FeedbackButtonsAction).
  * The action id and value come from the post's own blocks, so only buttons the bot really posted can be clicked:
  * without a feedback_buttons element in a context_actions block, this throws.
  */
-export function feedbackClick(post: FakeSlackPost, options: FeedbackClickOptions): string {
+export function feedbackClickPayload(post: FakeSlackPost, options: FeedbackClickOptions): object {
   const block = post.blocks?.find((b) => b.type === "context_actions" && buttonsOf(b));
   const buttons = block && buttonsOf(block);
   if (!block || !buttons) throw new Error(`message ${post.ts} carries no feedback_buttons in a context_actions block`);
@@ -64,7 +72,7 @@ export function feedbackClick(post: FakeSlackPost, options: FeedbackClickOptions
       },
     ],
   };
-  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  return payload;
 }
 
 function buttonsOf(block: FakeSlackBlock): FeedbackButtons | undefined {
