@@ -1,5 +1,6 @@
+import { utcDay } from "@resident/core";
 import { settle } from "@resident/testkit";
-import { appMention, appUninstalled, slackId, twinOf } from "@resident/testkit/slack";
+import { appMention, appUninstalled, feedbackClickPayload, slackId, twinOf } from "@resident/testkit/slack";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { InProcessService } from "./support/in-process-service.ts";
 import { installThroughOAuth, startDistributedAppService } from "./support/slack-install.ts";
@@ -81,6 +82,33 @@ describe("the distributed app over Socket Mode", () => {
     } finally {
       await slots.release("app_slack", 5, token);
     }
+  });
+
+  it("counts a click on an installation's answer, sent three times (redelivered), once, in that workspace", async () => {
+    const installed = await installThroughOAuth(s);
+    await vi.waitFor(() => expect(openConnections()).toHaveLength(2), { timeout: 10_000 });
+    const mention = appMention(installed.bot, "was this useful?");
+    s.slack.socketMode.deliver(appId, mention);
+    const post = await vi.waitFor(
+      () => {
+        const [answer] = s.slack.postsInThread(mention.event.channel, mention.event.ts);
+        expect(answer?.streaming ?? false).toBe(false);
+        expect(answer?.metadata).toBeDefined();
+        return answer as NonNullable<typeof answer>;
+      },
+      { timeout: 15_000 },
+    );
+    const click = s.slack.socketMode.deliver(appId, feedbackClickPayload(post, { vote: "negative" }), "interactive");
+    for (const acks of [1, 2]) {
+      await vi.waitFor(() => expect(click.acks).toHaveLength(acks));
+      s.slack.socketMode.redeliver(click);
+    }
+    await vi.waitFor(() => expect(click.acks).toHaveLength(3));
+    await settle(500);
+    const { days } = await installed.admin.feedback(installed.tenantId, installed.workspaceId);
+    const today = days.find((d) => d.day === utcDay(Date.now()));
+    console.log(`[app socket feedback 3x] attempts=${click.attempts.length} today=${JSON.stringify(today)}`);
+    expect(today).toMatchObject({ positive: 0, negative: 1 });
   });
 
   it("acknowledges an envelope of no installation and answers nothing", async () => {

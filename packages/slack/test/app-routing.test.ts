@@ -51,6 +51,27 @@ describe("which installation a delivery at the app's one URL is for", () => {
     expect(() => routeAppDelivery(request({ type: "event_callback" }))).toThrow(MalformedPayloadError);
     expect(() => routeAppDelivery(request("{not json"))).toThrow(MalformedPayloadError);
   });
+
+  it("reads an interaction (a Socket Mode click) by its team, an org-wide install's by its enterprise", () => {
+    const click = (payload: unknown) => ({
+      ...request(`payload=${encodeURIComponent(JSON.stringify(payload))}`, "application/x-www-form-urlencoded"),
+      endpoint: "interactions" as const,
+    });
+    const team = { id: "T0TEAM", domain: "team", enterprise_id: "E0ORG" };
+    expect(routeAppDelivery(click({ type: "block_actions", team }))).toEqual({
+      kind: "installation",
+      keys: ["team:T0TEAM", "enterprise:E0ORG"],
+    });
+    expect(
+      routeAppDelivery(
+        click({ type: "block_actions", team, enterprise: { id: "E0ORG" }, is_enterprise_install: true }),
+      ),
+    ).toEqual({ kind: "installation", keys: ["enterprise:E0ORG"] });
+    expect(() => routeAppDelivery(click({ type: "block_actions", team: null }))).toThrow(MalformedPayloadError);
+    expect(() => routeAppDelivery({ ...click({}), rawBody: Buffer.from("payload={not json") })).toThrow(
+      MalformedPayloadError,
+    );
+  });
 });
 
 describe("a revocation", () => {
