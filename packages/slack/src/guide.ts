@@ -113,10 +113,12 @@ export const slackGuide: PlatformGuide = {
     {
       en:
         "Interactivity & Shortcuts: turn Interactivity on and paste the interactivity URL as its Request URL, so " +
-        "the thumbs-up and thumbs-down buttons under each answer are counted (the console shows them per day).",
+        "the thumbs-up and thumbs-down buttons under each answer are counted (the console shows them per day). " +
+        "With Socket Mode, turning Interactivity on is enough: the clicks come over its connections.",
       ja:
         "「インタラクティビティとショートカット」でインタラクティビティを有効にし、インタラクティビティ URL を" +
-        "「リクエスト URL」に貼り付けます。回答の下の高評価・低評価ボタンが数えられます（日ごとの数はこの画面に出ます）。",
+        "「リクエスト URL」に貼り付けます。回答の下の高評価・低評価ボタンが数えられます（日ごとの数はこの画面に出ます）。" +
+        "ソケットモードなら、インタラクティビティを有効にするだけで、クリックは接続を通じて届きます。",
     },
     {
       en: "App Home → Show Tabs: allow users to send messages from the Messages tab, for direct messages.",
