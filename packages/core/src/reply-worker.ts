@@ -117,6 +117,8 @@ export class ReplyWorker {
         journaled ??
         (await send.journal(await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks), lease.signal));
       stage = "send";
+      // A typing indicator that landed after the answer would stand under it for seconds.
+      await working.shown();
       delivery = await send.deliver(text, lease.signal);
     } catch (error) {
       send?.abandon();
@@ -171,6 +173,8 @@ export class ReplyWorker {
       show: (firstInThread: boolean) => {
         shown = adapter.working?.show(question, workspace, { firstInThread }).catch(warn) ?? shown;
       },
+      /** Settles once the indicator is up (or failed): never rejects. */
+      shown: () => shown,
       clear: () => {
         void shown.then(() => adapter.working?.clear(question, workspace)).catch(warn);
       },

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { LeaseLostError, StoreUnavailableError } from "../src/errors.ts";
 import { replyKey } from "../src/keys.ts";
@@ -131,5 +131,28 @@ describe("ReplyWorker", () => {
       claimed: false,
       record: { state: "in_progress", owner: "job-other" },
     });
+  });
+
+  it("posts only once the working indicator is up, so it never lands under the answer", async () => {
+    const { worker, platform } = setUp();
+    const seen: string[] = [];
+    const withIndicator = Object.assign(platform, {
+      working: {
+        show: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          seen.push("shown");
+        },
+        clear: async () => {
+          seen.push("cleared");
+        },
+      },
+    });
+    const send = withIndicator.send.bind(withIndicator);
+    withIndicator.send = async (reply) => {
+      seen.push("posted");
+      return send(reply);
+    };
+    await worker.handle(job());
+    await vi.waitFor(() => expect(seen).toEqual(["shown", "posted", "cleared"]));
   });
 });
