@@ -1,6 +1,16 @@
 import { readFileSync } from "node:fs";
-import { type BotIdentity, type InboundRequest, resolveSettings, type Workspace } from "@resident/core";
-import type { SlackCredentials } from "../src/index.ts";
+import {
+  type BotIdentity,
+  type InboundRequest,
+  type OutboundReply,
+  replyKey,
+  resolveSettings,
+  toQueued,
+  type Workspace,
+} from "@resident/core";
+import { appMention, FakeSlack, type FakeSlackBot, type MessageOptions } from "@resident/testkit/slack";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { SlackAdapter, type SlackCredentials } from "../src/index.ts";
 
 export const signingSecret = "8f742231b10e8888abcd99yyyzzz85a5";
 
@@ -34,4 +44,45 @@ export function delivery(body: unknown, headers: Record<string, string> = {}): I
     headers: { "content-type": "application/json", ...headers },
     query: {},
   };
+}
+
+export interface SlackHarness {
+  slack: FakeSlack;
+  bot: FakeSlackBot;
+  adapter: SlackAdapter;
+  workspace: Workspace<SlackCredentials>;
+  /** A reply to a fresh user message mentioning the bot, as the reply worker builds it. */
+  replyTo(text?: string, options?: MessageOptions, answer?: string): OutboundReply;
+}
+
+/**
+ * A fake Slack with one bot, and an adapter connected to it through that bot's token, for one file's tests: started
+ * before them, its faults cleared after each, closed after all. Read its fields inside tests, not at module level.
+ */
+export function slackForTests(adapterOptions: { timeoutMs: number }): SlackHarness {
+  const slack = new FakeSlack();
+  const harness = { slack } as SlackHarness;
+  beforeAll(async () => {
+    await slack.start();
+    const bot = slack.addBot();
+    const adapter = new SlackAdapter({ apiUrl: slack.apiUrl, ...adapterOptions });
+    const credentials = { signingSecret, botToken: bot.token };
+    Object.assign(harness, {
+      bot,
+      adapter,
+      workspace: slackWorkspace(await adapter.connect(credentials), credentials),
+    });
+  });
+  afterAll(() => slack.close());
+  afterEach(() => slack.clearFaults());
+  harness.replyTo = (text = "what is our refund policy?", options = {}, answer = `answer to: ${text}`) => {
+    const inbound = harness.adapter.normalize(
+      delivery(appMention(harness.bot, text, options)),
+      harness.workspace,
+      Date.now(),
+    );
+    if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
+    return { event: toQueued(inbound.event), text: answer, replyKey: replyKey(inbound.event) };
+  };
+  return harness;
 }

@@ -1,5 +1,12 @@
 import { readFileSync } from "node:fs";
-import { type InboundRequest, resolveSettings, type Workspace } from "@resident/core";
+import {
+  type ChatEvent,
+  type InboundRequest,
+  type OutboundReply,
+  resolveSettings,
+  toQueued,
+  type Workspace,
+} from "@resident/core";
 import { FakeBotFramework, type TeamsMessageOptions, teamsMessage } from "@resident/testkit/teams";
 import { TeamsAdapter, type TeamsAdapterOptions, type TeamsCredentials, teamsPlatform } from "../src/index.ts";
 
@@ -12,6 +19,8 @@ export interface TeamsHarness {
   workspace: Workspace<TeamsCredentials>;
   /** A user's message to the bot (a channel @mention unless told otherwise). */
   message(text: string, options?: Partial<TeamsMessageOptions>): ReturnType<typeof teamsMessage>;
+  /** That message as the fake connector delivers it, verified and normalized: the event the worker answers. */
+  userEvent(text: string, options?: Partial<TeamsMessageOptions>): Promise<ChatEvent>;
 }
 
 /** The fake Bot Framework, an adapter pointed at it and a workspace connected through it. */
@@ -21,12 +30,27 @@ export async function startTeams(
   const bf = await FakeBotFramework.start({ keys: options.keys });
   bf.registerApp(appId, appPassword);
   const adapter = new TeamsAdapter({ ...endpointsOf(bf), timeoutMs: 1_000, ...options.adapter });
+  const workspace = await teamsWorkspace(adapter, { appId, appPassword });
+  const message: TeamsHarness["message"] = (text, overrides) =>
+    teamsMessage({ appId, serviceUrl: bf.serviceUrl, text, ...overrides });
   return {
     bf,
     adapter,
-    workspace: await teamsWorkspace(adapter, { appId, appPassword }),
-    message: (text, overrides) => teamsMessage({ appId, serviceUrl: bf.serviceUrl, text, ...overrides }),
+    workspace,
+    message,
+    async userEvent(text, overrides) {
+      const request = await bf.request(message(text, overrides));
+      await adapter.verify(request, workspace, Date.now());
+      const inbound = adapter.normalize(request, workspace, Date.now());
+      if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
+      return inbound.event;
+    },
   };
+}
+
+/** The reply the worker would send to an event. */
+export function replyTo(event: ChatEvent, text = "the answer"): OutboundReply {
+  return { event: toQueued(event), text, replyKey: `reply:${event.workspaceId}:${event.messageKey}` };
 }
 
 export function endpointsOf(bf: FakeBotFramework): TeamsAdapterOptions {

@@ -1,17 +1,15 @@
 import {
   type ChatEvent,
-  type OutboundReply,
   OutcomeUnknownError,
   PermanentSendError,
   RateLimitedError,
   SendRejectedError,
-  toQueued,
 } from "@resident/core";
 import { FakeServer } from "@resident/testkit";
 import type { ReplyTarget } from "@resident/testkit/teams";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TeamsAdapter } from "../src/index.ts";
-import { appId, appPassword, endpointsOf, startTeams, type TeamsHarness } from "./harness.ts";
+import { appId, appPassword, endpointsOf, replyTo, startTeams, type TeamsHarness } from "./harness.ts";
 
 describe("Teams send: one reply, posted once, at the fake connector", () => {
   let t: TeamsHarness;
@@ -23,18 +21,6 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
     t.bf.server.clearFaults();
   });
 
-  const userEvent = async (text: string, options = {}): Promise<ChatEvent> => {
-    const request = await t.bf.request(t.message(text, options));
-    await t.adapter.verify(request, t.workspace, Date.now());
-    const inbound = t.adapter.normalize(request, t.workspace, Date.now());
-    if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
-    return inbound.event;
-  };
-  const replyTo = (event: ChatEvent, text = "the answer"): OutboundReply => ({
-    event: toQueued(event),
-    text,
-    replyKey: `reply:${event.workspaceId}:${event.messageKey}`,
-  });
   const targetOf = (event: ChatEvent): ReplyTarget => ({
     conversationId: event.conversation.id,
     activityId: event.conversation.replyToId,
@@ -48,7 +34,7 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
     );
 
   it("posts one message activity as a reply to the user's activity, with the text, under the bot's token", async () => {
-    const event = await userEvent("what is our refund policy?", { threadRootId: "1700000000000" });
+    const event = await t.userEvent("what is our refund policy?", { threadRootId: "1700000000000" });
     const before = t.bf.activities.length;
     const sent = await t.adapter.send(replyTo(event, "Refunds take **5 days**."), t.workspace);
     const posted = t.bf.activities.slice(before);
@@ -71,22 +57,22 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
   });
 
   it("fetches the bot's token once and reuses it", async () => {
-    const event = await userEvent("one");
+    const event = await t.userEvent("one");
     await t.adapter.send(replyTo(event), t.workspace);
     const before = tokenRequests();
-    await t.adapter.send(replyTo(await userEvent("two")), t.workspace);
+    await t.adapter.send(replyTo(await t.userEvent("two")), t.workspace);
     expect(tokenRequests()).toBe(before);
   });
 
   it.each([500, 503])("a %i after sending is an unknown outcome, and the request is not retried", async (status) => {
-    const event = await userEvent(`fails with ${status}`);
+    const event = await t.userEvent(`fails with ${status}`);
     t.bf.fail(targetOf(event), status, 5);
     expect(await failureOf(event)).toBeInstanceOf(OutcomeUnknownError);
     expect(attemptsAt(event)).toBe(1);
   });
 
   it("a post that lands but is not answered in time is an unknown outcome, and is not resent", async () => {
-    const event = await userEvent("slow answer");
+    const event = await t.userEvent("slow answer");
     t.bf.acceptThenTimeOut(targetOf(event), 5_000);
     const before = t.bf.activities.length;
     expect(await failureOf(event)).toBeInstanceOf(OutcomeUnknownError);
@@ -95,14 +81,14 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
   });
 
   it("a connector that stalls past the timeout is an unknown outcome", async () => {
-    const event = await userEvent("stalled");
+    const event = await t.userEvent("stalled");
     t.bf.stall(targetOf(event), 5_000);
     expect(await failureOf(event)).toBeInstanceOf(OutcomeUnknownError);
     expect(attemptsAt(event)).toBe(1);
   });
 
   it("a 429 is RateLimitedError with Retry-After's wait, without a retry of its own", async () => {
-    const event = await userEvent("throttled");
+    const event = await t.userEvent("throttled");
     t.bf.rateLimit(targetOf(event), { retryAfterSeconds: 7 }, 5);
     const error = await failureOf(event);
     expect(error).toBeInstanceOf(RateLimitedError);
@@ -111,7 +97,7 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
   });
 
   it.each([429, 412, 502, 504])("a %i without Retry-After backs off exponentially from 2 s", async (status) => {
-    const event = await userEvent(`throttled with ${status}`, { conversationId: `19:backoff${status}@thread.tacv2` });
+    const event = await t.userEvent(`throttled with ${status}`, { conversationId: `19:backoff${status}@thread.tacv2` });
     t.bf.rateLimit(targetOf(event), { status }, 2);
     const first = (await failureOf(event)) as RateLimitedError;
     const second = (await failureOf(event)) as RateLimitedError;
@@ -125,7 +111,7 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
   });
 
   it.each([400, 403, 404])("a %i is SendRejectedError: nothing was posted", async (status) => {
-    const event = await userEvent(`refused with ${status}`);
+    const event = await t.userEvent(`refused with ${status}`);
     t.bf.fail(targetOf(event), status);
     expect(await failureOf(event)).toBeInstanceOf(SendRejectedError);
     expect(attemptsAt(event)).toBe(1);
@@ -136,13 +122,13 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
     [404, true],
     [400, false],
   ])("a %i is refused for good (PermanentSendError): %s", async (status, permanent) => {
-    const event = await userEvent(`refused for good with ${status}`);
+    const event = await t.userEvent(`refused for good with ${status}`);
     t.bf.fail(targetOf(event), status);
     expect((await failureOf(event)) instanceof PermanentSendError).toBe(permanent);
   });
 
   it("a refused token is dropped, so the next attempt fetches a new one", async () => {
-    const event = await userEvent("token refused");
+    const event = await t.userEvent("token refused");
     t.bf.fail(targetOf(event), 401);
     expect(await failureOf(event)).toBeInstanceOf(SendRejectedError);
     const before = tokenRequests();
@@ -153,7 +139,7 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
   it("a connector that cannot be reached is SendRejectedError: nothing left", async () => {
     const closed = await new FakeServer({}).start();
     await closed.close();
-    const event = await userEvent("unreachable");
+    const event = await t.userEvent("unreachable");
     const elsewhere = {
       ...event,
       conversation: { ...event.conversation, address: { serviceUrl: `${closed.url}/amer/` } },
@@ -164,7 +150,7 @@ describe("Teams send: one reply, posted once, at the fake connector", () => {
   });
 
   it("no token, no post: a login failure is SendRejectedError and never shows the password", async () => {
-    const event = await userEvent("login down");
+    const event = await t.userEvent("login down");
     const adapter = new TeamsAdapter({ ...endpointsOf(t.bf), timeoutMs: 1_000 });
     const workspace = { ...t.workspace, credentials: { appId, appPassword: `${appPassword}-wrong` } };
     const error = await adapter.send(replyTo(event), workspace).catch((e: unknown) => e);

@@ -1,7 +1,7 @@
-import { type ChatEvent, type OutboundReply, RateLimitedError, StreamEndedError, toQueued } from "@resident/core";
+import { RateLimitedError, StreamEndedError } from "@resident/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TeamsAdapter } from "../src/index.ts";
-import { endpointsOf, startTeams, type TeamsHarness } from "./harness.ts";
+import { endpointsOf, replyTo, startTeams, type TeamsHarness } from "./harness.ts";
 
 describe("Teams streamed messages at the fake connector", () => {
   let t: TeamsHarness;
@@ -13,20 +13,8 @@ describe("Teams streamed messages at the fake connector", () => {
     t.bf.server.clearFaults();
   });
 
-  const userEvent = async (text: string, options = {}): Promise<ChatEvent> => {
-    const request = await t.bf.request(t.message(text, options));
-    const inbound = t.adapter.normalize(request, t.workspace, Date.now());
-    if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
-    return inbound.event;
-  };
-  const replyTo = (event: ChatEvent, text: string): OutboundReply => ({
-    event: toQueued(event),
-    text,
-    replyKey: `reply:${event.workspaceId}:${event.messageKey}`,
-  });
-
   it("personal chat: informative update, streaming updates with the text so far, one final message", async () => {
-    const event = await userEvent("how do refunds work?", { conversationType: "personal" });
+    const event = await t.userEvent("how do refunds work?", { conversationType: "personal" });
     const { streams } = t.adapter;
     expect(streams.accepts(replyTo(event, ""))).toBe(true);
     const before = t.bf.activities.length;
@@ -51,7 +39,7 @@ describe("Teams streamed messages at the fake connector", () => {
   });
 
   it("group chats and channels take no stream; they get a typing indicator", async () => {
-    const event = await userEvent("a channel question");
+    const event = await t.userEvent("a channel question");
     expect(t.adapter.streams.accepts(replyTo(event, ""))).toBe(false);
     const typing = t.bf.typing.length;
     await t.adapter.working.show(replyTo(event, event.text), t.workspace);
@@ -59,7 +47,7 @@ describe("Teams streamed messages at the fake connector", () => {
   });
 
   it("a takeover completes a stream it did not open with the final message; its appends are refused", async () => {
-    const event = await userEvent("taken over", { conversationType: "personal" });
+    const event = await t.userEvent("taken over", { conversationType: "personal" });
     const { messageId } = await t.adapter.streams.start(replyTo(event, "half"), t.workspace);
     // Another instance: an adapter of its own, pointed at the same connector.
     const other = new TeamsAdapter({ ...endpointsOf(t.bf), timeoutMs: 1_000 });
@@ -76,7 +64,7 @@ describe("Teams streamed messages at the fake connector", () => {
 
   it("complete is safe to repeat: after the stream's final message landed it updates that message in place", async () => {
     // The opener finished its stream and died before its commit; the takeover completes the same stream again.
-    const event = await userEvent("finished, then taken over", { conversationType: "personal" });
+    const event = await t.userEvent("finished, then taken over", { conversationType: "personal" });
     const { messageId } = await t.adapter.streams.start(replyTo(event, "The whole "), t.workspace);
     await t.adapter.streams.stop(replyTo(event, "answer."), messageId, t.workspace);
     const other = new TeamsAdapter({ ...endpointsOf(t.bf), timeoutMs: 1_000 });
@@ -88,7 +76,7 @@ describe("Teams streamed messages at the fake connector", () => {
   });
 
   it("a stream whose time ran out is completed by an update: the message it showed gets the whole answer", async () => {
-    const event = await userEvent("a long answer", { conversationType: "personal" });
+    const event = await t.userEvent("a long answer", { conversationType: "personal" });
     const { messageId } = await t.adapter.streams.start(replyTo(event, "Part "), t.workspace);
     await t.adapter.streams.append(replyTo(event, "one, "), messageId, t.workspace);
     t.bf.expireStreams();
@@ -102,7 +90,7 @@ describe("Teams streamed messages at the fake connector", () => {
   });
 
   it("a 429 on a streaming update is a RateLimitedError: nothing was updated", async () => {
-    const event = await userEvent("slow down", { conversationType: "personal" });
+    const event = await t.userEvent("slow down", { conversationType: "personal" });
     const { messageId } = await t.adapter.streams.start(replyTo(event, "One"), t.workspace);
     t.bf.rateLimit(
       { conversationId: event.conversation.id, activityId: event.conversation.replyToId },
