@@ -1,30 +1,22 @@
-import { mkdir } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
-import { en } from "@resident/admin/i18n/en";
-import { ja } from "@resident/admin/i18n/ja";
 import { appMention, connectSlackWorkspace, type SlackWorkspace } from "@resident/testkit/slack";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations } from "./support/axe.ts";
-import { type Browser, openBrowser } from "./support/browser.ts";
+import type { Browser } from "./support/browser.ts";
+import { consoleLanguages, openConsolePage, screenshots } from "./support/console-languages.ts";
 import { startConsoleService } from "./support/console-service.ts";
 import type { InProcessService } from "./support/in-process-service.ts";
 import { latinLeft, pageWords } from "./support/untranslated.ts";
 
-const output = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
 const allowedLatin = ["resident", "Slack", "LLM", "UTC", "API"];
-const languages = [
-  { code: "ja", locale: "ja-JP", t: ja },
-  { code: "en", locale: "en-US", t: en },
-] as const;
-
 let s: InProcessService;
 beforeAll(async () => {
   s = await startConsoleService();
 });
 afterAll(() => s?.close());
 
-describe.each(languages)("budgets in the console, in $locale", ({ code, locale, t }) => {
+describe.each(consoleLanguages)("budgets in the console, in $locale", (language) => {
+  const { code, locale, t } = language;
   let browser: Browser;
   let page: Page;
   let ws: SlackWorkspace;
@@ -33,9 +25,7 @@ describe.each(languages)("budgets in the console, in $locale", ({ code, locale, 
   const numberFormat = new Intl.NumberFormat(locale);
 
   beforeAll(async () => {
-    await mkdir(`${output}${code}/`, { recursive: true });
-    browser = await openBrowser(s.url, { locale });
-    page = await browser.context.newPage();
+    ({ browser, page } = await openConsolePage(s.url, language));
     ws = await connectSlackWorkspace(s.url, s.operator, s.slack);
     tenant = (await s.operator.expect<{ name: string }>(200, "GET", `/tenants/${ws.tenantId}`)).name;
     typed.push(tenant, "Support team");
@@ -44,7 +34,7 @@ describe.each(languages)("budgets in the console, in $locale", ({ code, locale, 
 
   /** A screenshot, no axe violation, the document in its language, and on a Japanese page no English left. */
   async function snapshot(name: string): Promise<void> {
-    await page.screenshot({ path: `${output}${code}/${name}.png`, fullPage: true });
+    await page.screenshot({ path: `${screenshots}${code}/${name}.png`, fullPage: true });
     expect({ page: name, violations: await axeViolations(page) }).toEqual({ page: name, violations: [] });
     expect(await page.evaluate(() => document.documentElement.lang)).toBe(code);
     if (code === "ja") {

@@ -1,13 +1,10 @@
-import { mkdir } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
-import { en } from "@resident/admin/i18n/en";
-import { ja } from "@resident/admin/i18n/ja";
 import { utcDay } from "@resident/core";
 import { appMention, connectSlackWorkspace, type FakeSlackPost, feedbackClick } from "@resident/testkit/slack";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { axeViolations } from "./support/axe.ts";
-import { type Browser, openBrowser } from "./support/browser.ts";
+import type { Browser } from "./support/browser.ts";
+import { consoleLanguages, openConsolePage, screenshots } from "./support/console-languages.ts";
 import { startConsoleService } from "./support/console-service.ts";
 import type { InProcessService } from "./support/in-process-service.ts";
 
@@ -16,27 +13,20 @@ import type { InProcessService } from "./support/in-process-service.ts";
  * Interactivity URL, shows as one helpful vote for today; a second person's 👎 appears with the next refresh.
  */
 
-const output = fileURLToPath(new URL("../../../test-output/console/", import.meta.url));
-const languages = [
-  { code: "ja", locale: "ja-JP", t: ja },
-  { code: "en", locale: "en-US", t: en },
-] as const;
-
 let s: InProcessService;
 beforeAll(async () => {
   s = await startConsoleService();
 });
 afterAll(() => s?.close());
 
-describe.each(languages)("feedback in the console, in $locale", ({ code, locale, t }) => {
+describe.each(consoleLanguages)("feedback in the console, in $locale", (language) => {
+  const { code, locale, t } = language;
   let browser: Browser;
   let page: Page;
   const count = (n: number) => new Intl.NumberFormat(locale).format(n);
 
   beforeAll(async () => {
-    await mkdir(`${output}${code}/`, { recursive: true });
-    browser = await openBrowser(s.url, { locale });
-    page = await browser.context.newPage();
+    ({ browser, page } = await openConsolePage(s.url, language));
   });
   afterAll(() => browser?.close());
 
@@ -67,7 +57,7 @@ describe.each(languages)("feedback in the console, in $locale", ({ code, locale,
     await expect(today.locator('[data-vote="negative"]').textContent()).resolves.toBe(count(0));
     await section.getByText(t.feedback.summary(count(1), count(0))).waitFor();
     expect(await section.locator("tbody tr").count()).toBe(7);
-    await page.screenshot({ path: `${output}${code}/feedback-01-one-click.png`, fullPage: true });
+    await page.screenshot({ path: `${screenshots}${code}/feedback-01-one-click.png`, fullPage: true });
     expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
     expect(await page.evaluate(() => document.documentElement.lang)).toBe(code);
 
