@@ -235,7 +235,7 @@ export class ReplyWorker {
       return answer;
     });
     this.deps.telemetry.llmUsed(ws, tokensUsed(answer.usage), performance.now() - started);
-    await this.deps.budgets?.record(ws, tokensUsed(answer.usage));
+    await this.deps.budgets?.record(ws, tokensUsed(answer.usage), workspace.budgets);
     return answer.text;
   }
 
