@@ -268,7 +268,7 @@ export class Ingest {
     // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
     // redelivery finds the job id taken. One round trip off every ack.
     void lane.gate
-      .markQueued(event, claim.token, workspace.settings.eventTtlSeconds * 1000)
+      .markQueued(event, workspace.settings.eventTtlSeconds * 1000)
       .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"));
     return ok();
   }

@@ -13,7 +13,7 @@ function countingMeter() {
   const inner = new MemoryUsageMeter();
   const meter = {
     adds: 0,
-    away: false,
+    away: false as boolean,
     add: async (counts: { key: string; by: number }[], ttlMs: number) => {
       if (meter.away) throw new StoreUnavailableError("down");
       meter.adds++;
