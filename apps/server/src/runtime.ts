@@ -100,8 +100,8 @@ export async function createRuntime(
 
   const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
   const localMemory = new MemoryConversationMemory();
-  // Token counts no budget waits on go to Redis with the next flush, not one MULTI an answer.
-  const usageBatch = new UsageBatch(shared.usage, logger).start();
+  // Token counts no budget waits on go to Redis every 5 s, not one MULTI an answer: the console charts days.
+  const usageBatch = new UsageBatch(shared.usage, logger).start(5_000);
   const budgets = new BudgetGuard(shared.usage, shared.limiter, logger, Date.now, usageBatch);
   const threads = new ThreadReader({ cache: shared.cache, logger });
   const lanes: { shared: Lane; standby?: Lane; local: Lane } = {

@@ -28,7 +28,14 @@ describe("UsageBatch", () => {
   it("sums adds in memory and writes each key once a flush", async () => {
     const meter = countingMeter();
     const batch = new UsageBatch(meter, quietLogger);
-    for (let i = 0; i < 10; i++) await batch.add([{ key: "a", by: 3 }, { key: "b", by: 1 }], 60_000);
+    for (let i = 0; i < 10; i++)
+      await batch.add(
+        [
+          { key: "a", by: 3 },
+          { key: "b", by: 1 },
+        ],
+        60_000,
+      );
     expect(meter.adds).toBe(0);
     expect(await batch.read(["a", "b", "c"])).toEqual([30, 10, 0]);
     await batch.flush();

@@ -113,7 +113,10 @@ export function claimCases(store: () => ClaimStore): void {
     const claim = await store().claim(key, "a", 10_000);
     if (!claim.claimed) throw new Error("not claimed");
     expect(await store().settle(key, "queued", 200)).toBe(true);
-    expect(await store().claim(key, "b", 10_000)).toEqual({ claimed: false, record: { state: "done", value: "queued" } });
+    expect(await store().claim(key, "b", 10_000)).toEqual({
+      claimed: false,
+      record: { state: "done", value: "queued" },
+    });
     expect(await store().commit(key, claim.token, "late", 10_000)).toBe(false);
     expect(await store().settle(key, "queued", 200)).toBe(true);
     await sleep(400);
