@@ -276,8 +276,8 @@ export class Ingest {
   }
 
   /**
-   * A duplicate of a delivery still in progress is acked once its job is durable: at once if this instance is the
-   * one queuing it (no store round trip), else by queuing it under the same id, which the queue adds once.
+   * A duplicate of a delivery still in progress is acked once its job is durable: after the enqueue this instance
+   * runs for it, if any (no store round trip), else after queuing it under the same id, which the queue adds once.
    */
   private async queuedAlready(lane: Lane, event: ChatEvent): Promise<void> {
     const queuedHere = await lane.gate.queuedHere(event)?.then(
