@@ -18,6 +18,7 @@ import {
   ReplyLedger,
   ReplyWorker,
   ThreadReader,
+  UsageBatch,
 } from "@resident/core";
 import { ensureLaneSchema, PgClaimStore, PgQueue, PgReceiverSlots } from "@resident/store";
 import { openTenants, type Tenants } from "@resident/tenants";
@@ -99,7 +100,9 @@ export async function createRuntime(
 
   const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
   const localMemory = new MemoryConversationMemory();
-  const budgets = new BudgetGuard(shared.usage, shared.limiter, logger);
+  // Token counts no budget waits on go to Redis every 5 s, not one MULTI an answer: the console charts days.
+  const usageBatch = new UsageBatch(shared.usage, logger).start(5_000);
+  const budgets = new BudgetGuard(shared.usage, shared.limiter, logger, Date.now, usageBatch);
   const threads = new ThreadReader({ cache: shared.cache, logger });
   const lanes: { shared: Lane; standby?: Lane; local: Lane } = {
     shared: { gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs), queue: shared.queue },
@@ -181,6 +184,7 @@ export async function createRuntime(
       await receivers.close();
       await Promise.all(consumers.map((consumer) => consumer.close()));
       await telemetry.close();
+      await usageBatch.close().catch((err) => logger.warn({ err }, "token usage not written at shutdown"));
       standby?.claims.close();
       await tenants.close();
       await shared.close();

@@ -38,6 +38,8 @@ export class BudgetGuard {
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    /** Where the tokens of answers no token budget holds are counted (a UsageBatch); default the meter itself. */
+    private readonly unbudgeted: UsageMeter = meter,
   ) {}
 
   /** Whether one more answer fits; a fitting answer takes its slot in the per-minute windows. */
@@ -52,15 +54,19 @@ export class BudgetGuard {
     }
   }
 
-  /** Counts an LLM call's tokens against the day; best effort, as the stats are. */
-  async record(ws: WorkspaceRef, tokens: number): Promise<void> {
+  /**
+   * Counts an LLM call's tokens against the day; best effort, as the stats are. Under a token budget they are written
+   * at once, for the next answer anywhere to be held to them; otherwise they may wait for a batch.
+   */
+  async record(ws: WorkspaceRef, tokens: number, budgets?: Budgets): Promise<void> {
     if (tokens <= 0) return;
     const day = utcDay(this.now());
     const counts = [tokenUsageKey(day, ws.tenantId), tokenUsageKey(day, ws.tenantId, ws.workspaceId)].map((key) => ({
       key,
       by: tokens,
     }));
-    await this.meter
+    const meter = budgets && limitsTokens(budgets) ? this.meter : this.unbudgeted;
+    await meter
       .add(counts, tokenUsageTtlMs)
       .catch((err) =>
         warnUnlessAway(this.logger, err, { workspaceId: ws.workspaceId }, "could not count tokens against the budget"),
@@ -75,7 +81,7 @@ export class BudgetGuard {
   }
 
   private async tokensLeft(ws: WorkspaceRef, { tenant, workspace }: Budgets): Promise<BudgetVerdict | undefined> {
-    if (tenant.tokensPerDay === undefined && workspace.tokensPerDay === undefined) return undefined;
+    if (!limitsTokens({ tenant, workspace })) return undefined;
     const day = utcDay(this.now());
     const [tenantUsed = 0, workspaceUsed = 0] = await this.meter.read([
       tokenUsageKey(day, ws.tenantId),
@@ -109,6 +115,10 @@ export class BudgetGuard {
     const tightest = windows.reduce((a, b) => (b.limit < a.limit ? b : a));
     return { within: false, limit: "answersPerMinute", scope: tightest.scope };
   }
+}
+
+function limitsTokens({ tenant, workspace }: Budgets): boolean {
+  return tenant.tokensPerDay !== undefined || workspace.tokensPerDay !== undefined;
 }
 
 function spent(budget: Budget, used: number): boolean {

@@ -55,3 +55,4 @@ export * from "./thread-context.ts";
 export * from "./thread-reader.ts";
 export * from "./tool-journal.ts";
 export * from "./tracing.ts";
+export * from "./usage-batch.ts";

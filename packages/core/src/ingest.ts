@@ -254,23 +254,37 @@ export class Ingest {
       return claim;
     });
     if (!claim.claimed) {
-      if (claim.record.state === "in_progress") await this.enqueue(lane, event, { probablyStored: true });
+      if (claim.record.state === "in_progress") await this.queuedAlready(lane, event);
       this.deps.telemetry.eventDuplicate(ws);
       return ok({ ok: true, duplicate: true });
     }
+    // Once the job is durable the ack does not wait for the queued mark: until it lands a redelivery finds the claim
+    // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
+    // redelivery finds the job id taken. One round trip off every ack.
     try {
-      await this.enqueue(lane, event);
+      await lane.gate.queue(
+        event,
+        () => this.enqueue(lane, event),
+        workspace.settings.eventTtlSeconds * 1000,
+        (err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"),
+      );
     } catch (error) {
       await lane.gate.abandon(event, claim.token).catch(() => {});
       throw error;
     }
-    // The job is durable now, so the ack does not wait for this mark: until it lands a redelivery finds the claim
-    // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
-    // redelivery finds the job id taken. One round trip off every ack.
-    void lane.gate
-      .markQueued(event, claim.token, workspace.settings.eventTtlSeconds * 1000)
-      .catch((err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"));
     return ok();
+  }
+
+  /**
+   * A duplicate of a delivery still in progress is acked once its job is durable: after the enqueue this instance
+   * runs for it, if any (no store round trip), else after queuing it under the same id, which the queue adds once.
+   */
+  private async queuedAlready(lane: Lane, event: ChatEvent): Promise<void> {
+    const queuedHere = await lane.gate.queuedHere(event)?.then(
+      () => true,
+      () => false,
+    );
+    if (!queuedHere) await this.enqueue(lane, event, { probablyStored: true });
   }
 
   /** A vote needs the database that keeps it, so no fail mode applies: while it is away the platform is told to retry. */

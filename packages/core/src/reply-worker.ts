@@ -9,7 +9,7 @@ import type { HeldLease } from "./lease.ts";
 import { warnUnlessAway } from "./outage-log.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import { type Agent, tokensUsed } from "./ports/agent.ts";
-import type { ConversationMemory } from "./ports/conversation-memory.ts";
+import type { ConversationMemory, Turn } from "./ports/conversation-memory.ts";
 import type { Job } from "./ports/job-queue.ts";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { FailureStage, Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
@@ -198,16 +198,7 @@ export class ReplyWorker {
       this.deps.telemetry.budgetExceeded(ws, verdict.limit);
       return budgetReplies[verdict.limit];
     }
-    const history = await this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
-      // An answer without the thread's history beats no answer while the store that keeps it is away.
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      // Debug only: the store's outage itself is logged once, where it is detected.
-      this.deps.logger.debug(
-        { err: error.message, workspaceId: ws.workspaceId },
-        "thread memory unavailable; answering without it",
-      );
-      return [];
-    });
+    const history = await this.history(event, ws);
     onStart?.(history.length === 0);
     const { threads } = this.deps;
     const thread = history.length === 0 ? await threads?.read(event, workspace, adapter) : undefined;
@@ -235,8 +226,24 @@ export class ReplyWorker {
       return answer;
     });
     this.deps.telemetry.llmUsed(ws, tokensUsed(answer.usage), performance.now() - started);
-    await this.deps.budgets?.record(ws, tokensUsed(answer.usage));
+    await this.deps.budgets?.record(ws, tokensUsed(answer.usage), workspace.budgets);
     return answer.text;
+  }
+
+  /** The thread's remembered turns; a message that starts its thread has none, and costs no read. */
+  private async history(event: QueuedEvent, ws: WorkspaceRef): Promise<Turn[]> {
+    const { threadId, replyToId } = event.conversation;
+    if (threadId === replyToId) return [];
+    return this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
+      // An answer without the thread's history beats no answer while the store that keeps it is away.
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // Debug only: the store's outage itself is logged once, where it is detected.
+      this.deps.logger.debug(
+        { err: error.message, workspaceId: ws.workspaceId },
+        "thread memory unavailable; answering without it",
+      );
+      return [];
+    });
   }
 
   private async commit(

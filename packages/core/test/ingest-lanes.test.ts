@@ -20,6 +20,7 @@ const unreachable: ClaimStore = {
   claim: () => Promise.reject(new StoreUnavailableError("connection refused")),
   extend: () => Promise.reject(new StoreUnavailableError("connection refused")),
   commit: () => Promise.reject(new StoreUnavailableError("connection refused")),
+  settle: () => Promise.reject(new StoreUnavailableError("connection refused")),
   release: () => Promise.reject(new StoreUnavailableError("connection refused")),
   journal: () => Promise.reject(new StoreUnavailableError("connection refused")),
   journaled: () => Promise.reject(new StoreUnavailableError("connection refused")),

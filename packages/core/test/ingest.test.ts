@@ -25,6 +25,7 @@ const leaseMs = 30_000;
 class GatedQueue implements JobQueue<QueuedEvent> {
   readonly inner = new MemoryQueue<QueuedEvent>();
   failures = 0;
+  calls = 0;
   private gate?: Promise<void>;
   private open?: () => void;
 
@@ -38,6 +39,7 @@ class GatedQueue implements JobQueue<QueuedEvent> {
     this.gate = undefined;
   }
   async enqueue(id: string, data: QueuedEvent): Promise<void> {
+    this.calls++;
     await this.gate;
     if (this.failures > 0) {
       this.failures--;
@@ -125,6 +127,34 @@ describe("Ingest", () => {
     sharedQueue.release();
     expect((await first).status).toBe(200);
     expect(await copy).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(await sharedQueue.depth()).toBe(1);
+  });
+
+  it("has a copy that reaches the instance queuing the first wait on that enqueue, queuing nothing itself", async () => {
+    const { ingest, sharedQueue } = setUp();
+    sharedQueue.hold();
+    const first = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    const copies = [1, 2, 3].map(() => ingest.handle("unit", "ws-closed", delivery("e1", "m1")));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    sharedQueue.release();
+    expect((await first).status).toBe(200);
+    for (const copy of await Promise.all(copies))
+      expect(copy).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(sharedQueue.calls).toBe(1);
+    expect(await sharedQueue.depth()).toBe(1);
+  });
+
+  it("has a copy queue the job itself when the enqueue it waited on failed", async () => {
+    const { ingest, sharedQueue } = setUp();
+    sharedQueue.hold();
+    sharedQueue.failures = 1;
+    const first = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    const copy = ingest.handle("unit", "ws-closed", delivery("e1", "m1"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    sharedQueue.release();
+    expect((await first).status).toBe(503);
+    expect(await copy).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(sharedQueue.calls).toBe(2);
     expect(await sharedQueue.depth()).toBe(1);
   });
 

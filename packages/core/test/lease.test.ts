@@ -10,6 +10,7 @@ function cuttable(store: MemoryClaimStore) {
   const cut: ClaimStore = {
     claim: (...args) => store.claim(...args),
     commit: (...args) => store.commit(...args),
+    settle: (...args) => store.settle(...args),
     release: (...args) => store.release(...args),
     journal: (...args) => store.journal(...args),
     journaled: (...args) => store.journaled(...args),

@@ -133,6 +133,7 @@ export const unreachableStore: ClaimStore = {
   claim: () => Promise.reject(new StoreUnavailableError("store down")),
   extend: () => Promise.reject(new StoreUnavailableError("store down")),
   commit: () => Promise.reject(new StoreUnavailableError("store down")),
+  settle: () => Promise.reject(new StoreUnavailableError("store down")),
   release: () => Promise.reject(new StoreUnavailableError("store down")),
   journal: () => Promise.reject(new StoreUnavailableError("store down")),
   journaled: () => Promise.reject(new StoreUnavailableError("store down")),

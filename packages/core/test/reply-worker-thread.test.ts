@@ -68,5 +68,27 @@ describe("ReplyWorker: thread context", () => {
     await worker.handle({ id: "job-2", data: event, attempt: 1 });
     expect(platform.reads).toBe(0);
     expect(requests[0]?.thread).toBeUndefined();
+    expect(requests[0]?.history).toEqual([{ role: "user", text: "earlier" }]);
+  });
+
+  it("asks its memory nothing for a message that starts its thread, and remembers the exchange for the replies", async () => {
+    const { memory, platform, requests, worker } = setup();
+    const root = eventIn("1.0");
+    const recent = memory.recent.bind(memory);
+    let reads = 0;
+    memory.recent = (...args) => {
+      reads++;
+      return recent(...args);
+    };
+    await worker.handle({ id: "job-3", data: root, attempt: 1 });
+    expect(reads).toBe(0);
+    expect(platform.reads).toBe(0);
+    expect(requests[0]?.history).toEqual([]);
+    await worker.handle({ id: "job-4", data: eventIn("5.0"), attempt: 1 });
+    expect(reads).toBe(1);
+    expect(requests[1]?.history).toEqual([
+      { role: "user", text: root.text },
+      { role: "assistant", text: "on it" },
+    ]);
   });
 });

@@ -24,6 +24,9 @@ class CommitsFailing implements ClaimStore {
   extend(key: string, token: string, leaseMs: number) {
     return this.inner.extend(key, token, leaseMs);
   }
+  settle(key: string, value: string, ttlMs: number) {
+    return this.inner.settle(key, value, ttlMs);
+  }
   release(key: string, token: string) {
     return this.inner.release(key, token);
   }

@@ -49,6 +49,26 @@ describe("RedisHealth", () => {
     expect(changes).toEqual([]);
   });
 
+  it("PINGs only while no command has answered within the interval", async () => {
+    const own = connectRedis(server.url, "command");
+    const pings = vi.spyOn(own, "ping");
+    const quiet = new RedisHealth(own, { probeIntervalMs: 100 });
+    const busy = new RedisClaimStore(own, { health: quiet });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const idle = pings.mock.calls.length;
+      expect(idle).toBeGreaterThanOrEqual(5);
+      for (let i = 0; i < 50; i++) {
+        await busy.claim(`event:ws:traffic-${i}`, "a", 10_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(pings.mock.calls.length - idle).toBeLessThanOrEqual(1);
+    } finally {
+      quiet.close();
+      own.disconnect();
+    }
+  });
+
   it("trips when Redis freezes with its sockets open, and closes by itself once it answers again", async () => {
     server.freeze();
     const frozenAt = Date.now();

@@ -45,6 +45,12 @@ export class MemoryClaimStore implements ClaimStore {
     return true;
   }
 
+  async settle(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (!this.claims.peek(key)) return false;
+    this.claims.set(key, { record: { state: "done", value } }, { ttl: ttlMs });
+    return true;
+  }
+
   async release(key: string, token: string): Promise<boolean> {
     if (!this.held(key, token)) return false;
     this.claims.delete(key);

@@ -5,6 +5,7 @@
  *   (absent)    ── journal(value) ──▶ done{value}                 written once: a later journal gets this value
  *   in_progress ── extend(token) ───▶ in_progress                 lease renewed while work runs
  *   in_progress ── commit(token) ───▶ done{value}                 kept for the long TTL
+ *   present     ── settle ──────────▶ done{value}                 whoever holds it: the work is done whoever did it
  *   in_progress ── release(token) ──▶ (absent)                    a definite failure: let a retry run
  *   in_progress ── lease lapses ────▶ (absent)                    its owner died: the next claim wins
  *   done        ── TTL lapses ──────▶ (absent)
@@ -13,7 +14,8 @@
  * whoever holds the claim next — a retry after a failed send, or a takeover after its holder died.
  *
  * claim and journal are atomic (one SET NX); extend, commit and release are compare-and-set on the token, so a slow or
- * resurrected owner can never overwrite or delete a claim that has passed to someone else.
+ * resurrected owner can never overwrite or delete a claim that has passed to someone else. settle is for work whose
+ * outcome is the same whoever holds the key (a job queued under the key's own id): one plain write, no token to check.
  * Every method rejects with StoreUnavailableError when the store cannot be reached.
  */
 export type ClaimRecord = { state: "in_progress"; owner: string } | { state: "done"; value: string };
@@ -52,6 +54,11 @@ export interface ClaimStore {
    * that other claim is released too — only if this commit took.
    */
   commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean>;
+  /**
+   * Marks the work done with `value`, kept for `ttlMs`, whoever holds the key now (a claim or a done record); false
+   * when the key is absent, which it then stays.
+   */
+  settle(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Gives the key back; false when the token no longer holds it. */
   release(key: string, token: string): Promise<boolean>;
   /** Writes `value` under an absent key, kept for `ttlMs`; resolves to the value that stands there (the first). */

@@ -191,6 +191,14 @@ export class PgClaimStore implements ClaimStore {
     return this.changed("commit", commitAndReleaseStatement, [...params, release.key, release.token]);
   }
 
+  settle(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.changed(
+      "settle",
+      `update lane_claims set token = null, done = true, value = $2, expires_at = ${msFromNow(3)} where key = $1 and expires_at > now() returning 1`,
+      [key, value, ttlMs],
+    );
+  }
+
   release(key: string, token: string): Promise<boolean> {
     return this.changed("release", `delete from lane_claims where ${heldBy} returning 1`, [key, token]);
   }

@@ -53,6 +53,14 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
     });
   }
 
+  /** One plain command: SET XX. */
+  settle(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.call(
+      "settle",
+      async () => (await this.client.set(this.prefix + key, done(value), "PX", ttlMs, "XX")) === "OK",
+    );
+  }
+
   release(key: string, token: string): Promise<boolean> {
     return this.call(
       "release",

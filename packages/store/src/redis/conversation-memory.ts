@@ -20,11 +20,12 @@ export class RedisConversationMemory extends RedisPort implements ConversationMe
     const key = this.prefix + conversationKey;
     return this.call("append", async () => {
       // A pipeline, not MULTI: a reader between the push and the trim sees at most the turns just pushed on top,
-      // and recent() reads the newest few anyway — atomicity would cost two more commands per answer.
+      // and recent() reads the newest few anyway. The trim goes out only once the push says the list is too long.
+      const pushed = turns.map((turn) => JSON.stringify({ role: turn.role, text: turn.text }));
       const batch = this.client.pipeline();
-      if (turns.length > 0)
-        batch.rpush(key, ...turns.map((turn) => JSON.stringify({ role: turn.role, text: turn.text })));
-      await execAll(batch.ltrim(key, -keep, -1).pexpire(key, ttlMs));
+      if (pushed.length > 0) batch.rpush(key, ...pushed);
+      const [length] = (await execAll(batch.pexpire(key, ttlMs))) as number[];
+      if (pushed.length === 0 || (length ?? 0) > keep) await this.client.ltrim(key, -keep, -1);
     });
   }
 }

@@ -17,7 +17,7 @@ export interface RedisHealthOptions {
 
 /**
  * Whether Redis is up, as the ack path should see it: a circuit breaker fed by a PING of its own and by the
- * outcomes of real commands. Down, every command of the fail-fast parts rejects at once, without a round trip, and
+ * outcomes of real commands (a command answered within the interval stands in for its PING). Down, every command of the fail-fast parts rejects at once, without a round trip, and
  * deliveries go to the PostgreSQL lane; PINGs go on, and the breaker closes by itself once Redis answers again.
  *
  * Neither sticky nor flappy: one slow or failed command (a busy Redis) is not an outage, only a run of them with
@@ -27,6 +27,7 @@ export interface RedisHealthOptions {
 export class RedisHealth {
   private state: "up" | "down" = "up";
   private failedCommands = 0;
+  private lastSuccessAt = Number.NEGATIVE_INFINITY;
   private failedProbes = 0;
   private answeredProbes = 0;
   private probing = false;
@@ -45,7 +46,7 @@ export class RedisHealth {
       probesToRecover: 2,
       ...options,
     };
-    this.timer = setInterval(() => void this.probe(), this.options.probeIntervalMs);
+    this.timer = setInterval(() => void this.tick(), this.options.probeIntervalMs);
     this.timer.unref();
   }
 
@@ -55,6 +56,7 @@ export class RedisHealth {
 
   commandSucceeded(): void {
     this.failedCommands = 0;
+    this.lastSuccessAt = performance.now();
   }
 
   /** A command failed for want of Redis; asks Redis at once rather than waiting for the next tick. */
@@ -65,6 +67,12 @@ export class RedisHealth {
 
   close(): void {
     clearInterval(this.timer);
+  }
+
+  /** A command answered since the last tick already said what a PING would: under traffic, no PINGs. */
+  private tick(): Promise<void> {
+    const answeredLately = performance.now() - this.lastSuccessAt < this.options.probeIntervalMs;
+    return this.state === "up" && answeredLately ? Promise.resolve() : this.probe();
   }
 
   private async probe(): Promise<void> {

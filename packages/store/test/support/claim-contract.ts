@@ -108,6 +108,24 @@ export function claimCases(store: () => ClaimStore): void {
     expect(await store().claim(key, "b", 10_000)).toMatchObject({ claimed: true });
   });
 
+  it("settles a present key whoever holds it, for its TTL, and leaves an absent key absent", async () => {
+    const key = fresh("event");
+    const claim = await store().claim(key, "a", 10_000);
+    if (!claim.claimed) throw new Error("not claimed");
+    expect(await store().settle(key, "queued", 200)).toBe(true);
+    expect(await store().claim(key, "b", 10_000)).toEqual({
+      claimed: false,
+      record: { state: "done", value: "queued" },
+    });
+    expect(await store().commit(key, claim.token, "late", 10_000)).toBe(false);
+    expect(await store().settle(key, "queued", 200)).toBe(true);
+    await sleep(400);
+    const absent = fresh("event");
+    expect(await store().settle(absent, "queued", 10_000)).toBe(false);
+    expect(await store().claim(absent, "c", 10_000)).toMatchObject({ claimed: true });
+    expect(await store().claim(key, "d", 10_000)).toMatchObject({ claimed: true });
+  });
+
   it("gives one key to exactly one of 50 concurrent claims", async () => {
     const key = fresh("event");
     const results = await Promise.all(
