@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
+import { BufferedResponse } from "./buffered-response.ts";
 
 const pools = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
 
@@ -8,7 +9,8 @@ const pools = { "http:": new HttpAgent({ keepAlive: true }), "https:": new Https
  * `fetch` for the platforms' and the LLM's SDKs (both take one), on node's http client and a keep-alive pool per
  * protocol. The SDKs' calls carry a string, form or byte body to one URL; for those it does what fetch does at about
  * half fetch's CPU (no Request object, no body streams or their tee, no fetch controller: `npm run bench:clients`).
- * An answer is read whole before it resolves, but an event stream (the LLM's streamed answer) as it comes. A network
+ * An answer is read whole before it resolves (a BufferedResponse), but an event stream (the LLM's streamed answer)
+ * comes as a Response whose body streams. A network
  * failure rejects as fetch's does (a TypeError whose cause carries the code), an abort with the signal's reason, a
  * redirect under `redirect: "error"` as a network failure. A redirect to follow is asked again of the global fetch,
  * and so is anything else (a Request, a stream or multipart body).
@@ -28,13 +30,17 @@ export const leanFetch: typeof fetch = async (input, init = {}) => {
     if (redirect === "error") throw new TypeError("fetch failed", { cause: new Error("unexpected redirect") });
     return fetch(input, init);
   }
-  const response = new Response(status === 204 || status === 304 ? null : await bodyOf(res, signal ?? undefined), {
-    status,
-    statusText: res.statusMessage,
-    headers: pairs(res.rawHeaders),
-  });
-  Object.defineProperty(response, "url", { value: url });
-  return response;
+  const headers = new Headers(pairs(res.rawHeaders));
+  const statusText = res.statusMessage ?? "";
+  if (res.headers["content-type"]?.startsWith("text/event-stream")) {
+    signal?.addEventListener("abort", () => res.destroy(signal.reason as Error), { once: true });
+    const response = new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status, statusText, headers });
+    Object.defineProperty(response, "url", { value: url });
+    return response;
+  }
+  const bytes = status === 204 || status === 304 ? null : await read(res, signal ?? undefined);
+  // What the SDKs read of a Response, as one (BufferedResponse): the cast is the only place it is told apart.
+  return new BufferedResponse(bytes, status, statusText, headers, url) as unknown as Response;
 };
 
 type LeanBody = string | Uint8Array | URLSearchParams | null | undefined;
@@ -65,15 +71,6 @@ function send(
     });
     req.end(bytes);
   });
-}
-
-/** An event stream as it comes (the LLM's streamed answer); any other answer read whole first. */
-async function bodyOf(res: IncomingMessage, signal: AbortSignal | undefined): Promise<BodyInit> {
-  // A Buffer is the Uint8Array a body may be; TypeScript's lib pins a BodyInit's buffer to ArrayBuffer.
-  if (!res.headers["content-type"]?.startsWith("text/event-stream"))
-    return (await read(res, signal)) as Uint8Array<ArrayBuffer>;
-  signal?.addEventListener("abort", () => res.destroy(signal.reason as Error), { once: true });
-  return Readable.toWeb(res) as ReadableStream<Uint8Array>;
 }
 
 function read(res: IncomingMessage, signal: AbortSignal | undefined): Promise<Buffer> {

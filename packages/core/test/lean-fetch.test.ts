@@ -72,6 +72,19 @@ describe("leanFetch", () => {
     expect(await response.json()).toEqual({ ok: true });
   });
 
+  it("lets an answer's body be read once, as a Response's, as text, bytes, a blob, a stream or a clone", async () => {
+    const response = await leanFetch(`${base}/json`);
+    const copy = response.clone();
+    expect(await response.text()).toBe('{"ok":true}');
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.json()).rejects.toThrow(TypeError);
+    expect(() => response.clone()).toThrow(TypeError);
+    expect(new TextDecoder().decode(await copy.arrayBuffer())).toBe('{"ok":true}');
+    const blob = await (await leanFetch(`${base}/json`)).blob();
+    expect(blob.type).toBe("application/json");
+    expect(await new Response((await leanFetch(`${base}/json`)).body).json()).toEqual({ ok: true });
+  });
+
   it("sends a form as fetch does", async () => {
     await leanFetch(`${base}/json`, { method: "POST", body: new URLSearchParams({ a: "1 2", b: "é" }) });
     expect(seen.at(-1)?.body).toBe("a=1+2&b=%C3%A9");
