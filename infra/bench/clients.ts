@@ -1,14 +1,15 @@
 /**
  * `npm run bench:clients`: what one outbound call costs in the instance's CPU through each client the worker uses,
- * beside node's bare http client on the same keep-alive pool, against a local server that answers at once: the
- * Slack SDK's `chat.postMessage` (axios on node's http) and the Anthropic SDK's `messages.create` (undici's fetch).
- * Also counts the TCP connections each opened: keep-alive means one per concurrent call, not one per call.
+ * beside node's bare http client on a keep-alive pool, against a local server that answers at once: the Slack SDK's
+ * `chat.postMessage` and the Anthropic SDK's `messages.create`, each on leanFetch as the service gives them and on
+ * the global fetch (undici) they default to. Also counts the TCP connections each opened: keep-alive means one per
+ * concurrent call, not one per call.
  */
 import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 // The two SDKs come with @resident/agent and @resident/slack (the service's clients); the bench only measures them.
 import Anthropic from "@anthropic-ai/sdk";
-import { defaultModel } from "@resident/core";
+import { defaultModel, leanFetch } from "@resident/core";
 import { WebClient } from "@slack/web-api";
 
 const calls = Number(process.env.BENCH_CLIENT_CALLS ?? 4_000);
@@ -55,18 +56,24 @@ const bare = (path: string, body: string) =>
     req.on("error", reject);
     req.end(body);
   });
-const slack = new WebClient("xoxb-bench", { slackApiUrl: `${base}/api/`, retryConfig: { retries: 0 } });
-const anthropic = new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0 });
+const slack = (fetch: typeof globalThis.fetch) =>
+  new WebClient("xoxb-bench", { slackApiUrl: `${base}/api/`, retryConfig: { retries: 0 }, fetch: fetch as never });
+const anthropic = (fetch: typeof globalThis.fetch) =>
+  new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0, fetch });
 const question = { model: defaultModel, max_tokens: 1024, messages: [{ role: "user" as const, content: "hi" }] };
+const post = (client: WebClient) => () => client.chat.postMessage({ channel: "C1", text: "hi", thread_ts: "1.2" });
+const ask = (client: Anthropic) => () => client.messages.create(question);
+const call = (fetch: typeof globalThis.fetch) => () =>
+  fetch(`${base}/v1/messages`, { method: "POST", body: "{}" }).then((r) => r.json());
 
 const clients: [string, () => Promise<unknown>][] = [
   ["node http, keep-alive (the floor)", () => bare("/api/chat.postMessage", JSON.stringify({ channel: "C1" }))],
-  ["@slack/web-api chat.postMessage", () => slack.chat.postMessage({ channel: "C1", text: "hi", thread_ts: "1.2" })],
-  ["@anthropic-ai/sdk messages.create", () => anthropic.messages.create(question)],
-  [
-    "fetch (undici), as the Anthropic SDK",
-    () => fetch(`${base}/v1/messages`, { method: "POST", body: "{}" }).then((r) => r.json()),
-  ],
+  ["@slack/web-api chat.postMessage", post(slack(leanFetch))],
+  ["  the same on the global fetch", post(slack(fetch))],
+  ["@anthropic-ai/sdk messages.create", ask(anthropic(leanFetch))],
+  ["  the same on the global fetch", ask(anthropic(fetch))],
+  ["leanFetch alone", call(leanFetch)],
+  ["the global fetch (undici) alone", call(fetch)],
 ];
 
 /** CPU µs per call, after a warm-up of a quarter as many calls. */

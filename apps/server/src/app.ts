@@ -6,6 +6,7 @@ import { adminConsole } from "./plugins/admin-console.ts";
 import { internalRoutes, livenessRoute } from "./plugins/health.ts";
 import { installCallback } from "./plugins/install-callback.ts";
 import { webhookRoutes } from "./plugins/webhooks.ts";
+import { requestLoggers } from "./request-logger.ts";
 import type { Runtime } from "./runtime.ts";
 import { securityHeaders } from "./security-headers.ts";
 
@@ -25,6 +26,7 @@ export function buildApp(runtime: Runtime, logger: Logger) {
     bodyLimit,
     trustProxy: trustedProxies.length > 0 ? trustedProxies : false,
     requestIdHeader: "x-request-id",
+    childLoggerFactory: requestLoggers,
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {

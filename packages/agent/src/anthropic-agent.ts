@@ -1,5 +1,5 @@
 import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
-import type { Agent, AgentAnswer, AgentRequest, Logger } from "@resident/core";
+import { type Agent, type AgentAnswer, type AgentRequest, type Logger, leanFetch } from "@resident/core";
 import { AgentError, agentFailure, type FailureContext } from "./agent-error.ts";
 import { toConversation } from "./conversation.ts";
 import { cachedConversation, cachedSystem } from "./prompt-cache.ts";
@@ -72,6 +72,8 @@ export class AnthropicAgent implements Agent {
       // The durable queue retries a failed job with backoff; retrying here too would multiply LLM calls per message.
       maxRetries: 0,
       timeout: timeoutMs,
+      // About half of the global fetch's CPU per call (0.5 ms less, npm run bench:clients).
+      fetch: leanFetch,
       logger: sdkLogger(options.logger),
       // Pinned, so ANTHROPIC_LOG=debug cannot dump users' messages into the logs.
       logLevel: "warn",

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger, RateLimiter } from "@resident/core";
-import { connectionErrorCode, RateLimitedError } from "@resident/core";
+import { connectionErrorCode, leanFetch, RateLimitedError } from "@resident/core";
 import { requestFailure } from "./errors.ts";
 import { type ChatworkLimits, requestWindows, roomWindowKey, tokenScope, tokenWindowKey } from "./rate-limits.ts";
 import { RatePauses } from "./rate-pauses.ts";
@@ -59,7 +59,7 @@ export class ChatworkApi {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(`${this.options.apiUrl}${request.path}`, {
+      response = await leanFetch(`${this.options.apiUrl}${request.path}`, {
         method: request.method,
         headers: { "x-chatworktoken": request.apiToken, accept: "application/json" },
         body: request.form ? new URLSearchParams(request.form) : undefined,

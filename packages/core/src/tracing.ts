@@ -3,6 +3,7 @@ import {
   type Attributes,
   type Context,
   context,
+  INVALID_SPAN_CONTEXT,
   ProxyTracerProvider,
   propagation,
   ROOT_CONTEXT,
@@ -72,17 +73,23 @@ export function eventAttributes(event: ChatEvent | QueuedEvent): Attributes {
   };
 }
 
+/** What `inSpan` hands its work while nothing is traced: a span that records nothing, as the API's no-op spans. */
+const untraced = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Runs `work` in a span that is active for everything it calls, ended when it settles. A failure marks the span
- * with its error's class name only: messages can quote what a platform or the LLM said.
+ * with its error's class name only: messages can quote what a platform or the LLM said. While nothing is traced,
+ * `work` runs as it is: the no-op span, its context and the wrapping promise would be built for nothing on every
+ * delivery and answer.
  */
 export function inSpan<T>(
   name: string,
   options: SpanOptions,
   work: (span: Span) => Promise<T>,
-  parent: Context = context.active(),
+  parent?: Context,
 ): Promise<T> {
-  return tracer.startActiveSpan(name, options, parent, async (span) => {
+  if (!tracing()) return work(untraced);
+  return tracer.startActiveSpan(name, options, parent ?? context.active(), async (span) => {
     try {
       return await work(span);
     } catch (error) {

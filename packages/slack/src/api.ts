@@ -1,5 +1,5 @@
-import type { Logger } from "@resident/core";
-import { LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
+import { type Logger, leanFetch } from "@resident/core";
+import { type FetchFunction, LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
 import { LRUCache } from "lru-cache";
 
 export interface SlackClientOptions {
@@ -11,7 +11,8 @@ export interface SlackClientOptions {
 /**
  * One WebClient per bot token, reused across sends and bounded so a service with many workspaces (or rotated
  * tokens) does not grow without end. Every client posts at most once per call: its own retries would repost
- * after a timeout (by default 10 retries over ~30 minutes), and a queued 429 would hold a worker in hand.
+ * after a timeout (by default 10 retries over ~30 minutes), and a queued 429 would hold a worker in hand. They
+ * call through leanFetch: the global fetch cost about 0.4 ms of CPU more per call.
  */
 export class SlackClients {
   private readonly clients = new LRUCache<string, WebClient>({ max: 1_000 });
@@ -38,6 +39,8 @@ export class SlackClients {
       timeout: this.options.timeoutMs,
       retryConfig: { retries: 0 },
       rejectRateLimitedCalls: true,
+      // The client's types ask for a Headers with entries(), which node's has; TypeScript's node lib leaves it out.
+      fetch: leanFetch as unknown as FetchFunction,
       ...(this.options.logger ? { logger: bridge(this.options.logger) } : { logLevel: LogLevel.ERROR }),
     });
   }

@@ -1,5 +1,6 @@
 import {
   type Logger,
+  leanFetch,
   type OutboundReply,
   RateLimitedError,
   retryAfterMs,
@@ -101,7 +102,7 @@ export class ReplySender {
     activity: object,
   ): Promise<Response> {
     try {
-      return await fetch(url, {
+      return await leanFetch(url, {
         method,
         headers: {
           authorization: `Bearer ${token}`,

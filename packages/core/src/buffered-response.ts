@@ -1,0 +1,69 @@
+const utf8 = new TextDecoder();
+
+/**
+ * A fetch Response over an answer already read whole, for leanFetch: status, headers and the body as text, JSON,
+ * bytes, a blob or (made on first use) a stream, read once as a Response's is. A Response builds a web stream for
+ * its body as it is constructed, about 50 µs of CPU an answer that the SDKs then read whole anyway.
+ */
+export class BufferedResponse {
+  readonly ok: boolean;
+  readonly redirected = false;
+  readonly type = "basic";
+  private used = false;
+  private streamed: Response | undefined;
+
+  constructor(
+    private readonly content: Buffer | null,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    readonly url: string,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+
+  get bodyUsed(): boolean {
+    return this.used || this.streamed?.bodyUsed === true;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.content === null) return null;
+    this.streamed ??= new Response(this.content as Uint8Array<ArrayBuffer>);
+    return this.streamed.body;
+  }
+
+  async text(): Promise<string> {
+    return utf8.decode(this.take());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return new Uint8Array(this.take());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([await this.bytes()], { type: this.headers.get("content-type") ?? "" });
+  }
+
+  async formData(): Promise<FormData> {
+    return new Response(await this.bytes(), { headers: this.headers }).formData();
+  }
+
+  clone(): BufferedResponse {
+    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
+    return new BufferedResponse(this.content, this.status, this.statusText, this.headers, this.url);
+  }
+
+  private take(): Uint8Array {
+    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    this.used = true;
+    return this.content ?? new Uint8Array(0);
+  }
+}

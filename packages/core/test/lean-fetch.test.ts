@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { leanFetch } from "../src/lean-fetch.ts";
+import { connectionErrorCode } from "../src/request-failures.ts";
+
+type Seen = { method?: string; headers: IncomingMessage["headers"]; body: string };
+const seen: Seen[] = [];
+let base = "";
+
+const routes: Record<string, (res: ServerResponse) => void> = {
+  "/json": (res) => {
+    res.writeHead(201, "Made", [
+      ["content-type", "application/json"],
+      ["set-cookie", "a=1"],
+      ["set-cookie", "b=2"],
+    ]);
+    res.end('{"ok":true}');
+  },
+  "/empty": (res) => res.writeHead(204).end(),
+  "/silent": () => {},
+  "/moved": (res) => res.writeHead(307, { location: "/json" }).end(),
+  "/events": (res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("data: first\n\n");
+    // The rest only once the first event was read: a body read whole first would never resolve.
+    routes["/more"] = (more) => {
+      res.end("data: last\n\n");
+      more.end();
+    };
+  },
+};
+const server = createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk) => {
+    body += chunk;
+  });
+  req.on("end", () => {
+    seen.push({ method: req.method, headers: req.headers, body });
+    routes[req.url ?? ""]?.(res);
+  });
+});
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+describe("leanFetch", () => {
+  it("sends the method, headers and body as fetch would, and answers with status, headers and body", async () => {
+    const response = await leanFetch(`${base}/json`, {
+      method: "POST",
+      headers: new Headers({ authorization: "Bearer t" }),
+      body: "héllo",
+    });
+    const request = seen.at(-1);
+    expect(request).toMatchObject({ method: "POST", body: "héllo" });
+    expect(request?.headers).toMatchObject({
+      authorization: "Bearer t",
+      "content-type": "text/plain;charset=UTF-8",
+      "content-length": "6",
+    });
+    expect(response.status).toBe(201);
+    expect(response.statusText).toBe("Made");
+    expect(response.ok).toBe(true);
+    expect(response.url).toBe(`${base}/json`);
+    expect(response.headers.get("set-cookie")).toBe("a=1, b=2");
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it("lets an answer's body be read once, as a Response's, as text, bytes, a blob, a stream or a clone", async () => {
+    const response = await leanFetch(`${base}/json`);
+    const copy = response.clone();
+    expect(await response.text()).toBe('{"ok":true}');
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.json()).rejects.toThrow(TypeError);
+    expect(() => response.clone()).toThrow(TypeError);
+    expect(new TextDecoder().decode(await copy.arrayBuffer())).toBe('{"ok":true}');
+    const blob = await (await leanFetch(`${base}/json`)).blob();
+    expect(blob.type).toBe("application/json");
+    expect(await new Response((await leanFetch(`${base}/json`)).body).json()).toEqual({ ok: true });
+  });
+
+  it("sends a form as fetch does", async () => {
+    await leanFetch(`${base}/json`, { method: "POST", body: new URLSearchParams({ a: "1 2", b: "é" }) });
+    expect(seen.at(-1)?.body).toBe("a=1+2&b=%C3%A9");
+    expect(seen.at(-1)?.headers["content-type"]).toBe("application/x-www-form-urlencoded;charset=UTF-8");
+  });
+
+  it("answers a 204 with no body", async () => {
+    const response = await leanFetch(`${base}/empty`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+  });
+
+  it("rejects a refused connection as fetch does, with the code in its cause", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const failure = await leanFetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" }).catch((e) => e);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(connectionErrorCode(failure)).toBe("ECONNREFUSED");
+  });
+
+  it("rejects with the signal's reason when it aborts before the answer, and at once when already aborted", async () => {
+    const failure = await leanFetch(`${base}/silent`, { method: "POST", signal: AbortSignal.timeout(50) }).catch(
+      (e) => e,
+    );
+    expect(failure).toBeInstanceOf(DOMException);
+    expect(failure.name).toBe("TimeoutError");
+    const controller = new AbortController();
+    controller.abort();
+    const sent = seen.length;
+    await expect(leanFetch(`${base}/json`, { signal: controller.signal })).rejects.toThrow(/aborted/);
+    expect(seen.length).toBe(sent);
+  });
+
+  it("streams an event stream as it comes", async () => {
+    const response = await leanFetch(`${base}/events`, { method: "POST", body: "{}" });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
+    await leanFetch(`${base}/more`);
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    expect(rest).toBe("data: last\n\n");
+  });
+
+  it("follows a redirect as fetch does, and refuses one under redirect: error", async () => {
+    const followed = await leanFetch(`${base}/moved`, { method: "POST", body: "{}" });
+    expect(followed.status).toBe(201);
+    expect(await followed.json()).toEqual({ ok: true });
+    await expect(leanFetch(`${base}/moved`, { method: "POST", body: "{}", redirect: "error" })).rejects.toThrow(
+      TypeError,
+    );
+  });
+});
