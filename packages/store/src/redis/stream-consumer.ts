@@ -60,6 +60,12 @@ export class StreamConsumer<T> implements Consumer {
   /** XAUTOCLAIM's cursor, carried from call to call: restarting at 0-0 could leave entries further on unclaimed. */
   private cursor = "0-0";
   private slotFreed = () => {};
+  /**
+   * A takeover round found no free slot, or filled every one (more may be waiting): the next free slot takes over
+   * before reading new entries, so a busy consumer does not leave a dead one's jobs behind fresh ones.
+   */
+  private takeoverOwed = false;
+  private takingOver = false;
   private wakePromote: (withinMs: number) => void;
   private stopped = false;
   private closing?: Promise<void>;
@@ -95,6 +101,10 @@ export class StreamConsumer<T> implements Consumer {
           await new Promise<void>((resolve) => {
             this.slotFreed = resolve;
           });
+          continue;
+        }
+        if (this.takeoverOwed && !this.takingOver) {
+          await this.reclaim();
           continue;
         }
         const reply = (await this.reader.xreadgroup(
@@ -202,30 +212,45 @@ export class StreamConsumer<T> implements Consumer {
     return this.settings.lockMs / 2;
   }
 
-  /** Takes over entries idle for longer than a lock, as many as there are free slots. */
   private async reclaim(): Promise<number> {
     const free = this.settings.concurrency - this.inHand.size;
-    if (this.groupReady && free > 0) {
-      const { stream } = this.keys;
-      const { group, lockMs } = this.settings;
-      const [cursor, claimed] = (await this.client.xautoclaim(
-        stream,
-        group,
-        this.name,
-        lockMs,
-        this.cursor,
-        "COUNT",
-        free,
-      )) as [string, Entry[]];
-      this.cursor = cursor;
-      // A Redis frozen for longer than a lock makes the entries in hand look stalled too: they are still in hand.
-      const taken = claimed.filter(([entryId]) => !this.inHand.has(entryId));
-      const deliveries = await this.deliveries(taken);
-      for (const entry of taken) {
-        this.take(entry, (deliveries.get(entry[0]) ?? 0) - 1 > this.settings.maxStalledCount);
+    if (free <= 0) this.takeoverOwed = true;
+    else if (this.groupReady && !this.takingOver) {
+      this.takeoverOwed = false;
+      this.takingOver = true;
+      try {
+        this.takeoverOwed = await this.takeOver(free);
+      } finally {
+        this.takingOver = false;
       }
     }
     return this.settings.stalledIntervalMs;
+  }
+
+  /**
+   * Takes over at most `free` entries idle for longer than a lock. Whether more may be waiting: it filled every slot,
+   * or XAUTOCLAIM's scan (at most ten entries per slot asked for) has not come round to the start yet.
+   */
+  private async takeOver(free: number): Promise<boolean> {
+    const { stream } = this.keys;
+    const { group, lockMs } = this.settings;
+    const [cursor, claimed] = (await this.client.xautoclaim(
+      stream,
+      group,
+      this.name,
+      lockMs,
+      this.cursor,
+      "COUNT",
+      free,
+    )) as [string, Entry[]];
+    this.cursor = cursor;
+    // A Redis frozen for longer than a lock makes the entries in hand look stalled too: they are still in hand.
+    const taken = claimed.filter(([entryId]) => !this.inHand.has(entryId));
+    const deliveries = await this.deliveries(taken);
+    for (const entry of taken) {
+      this.take(entry, (deliveries.get(entry[0]) ?? 0) - 1 > this.settings.maxStalledCount);
+    }
+    return claimed.length === free || cursor !== "0-0";
   }
 
   /** How often each entry was delivered (taken over included): one XPENDING over their range. */
