@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 const system = "apps/server/test/system/**/*.test.ts";
 /** Package tests that talk to a running service: Redis, or PostgreSQL (the tenants' second backend). */
 const packageServices = [
-  "packages/store/test/{bull-queue,failover-rate-limiter,outage,redis-*}.test.ts",
+  "packages/store/test/{failover-rate-limiter,outage,redis-*}.test.ts",
   "packages/tenants/test/**/*.test.ts",
 ];
 /** The server's test that needs nothing running: it reads the sources. */

@@ -53,8 +53,6 @@ export class CommandMonitor {
 
 function roleOf(name: string | undefined): string {
   if (!name) return "unnamed";
-  // BullMQ names the connection it duplicates for its workers' blocking reads `<prefix>:<base64 of the queue name>`.
-  if (name.startsWith("{rsd}:")) return "worker (blocking)";
   const [owner, role] = name.split(":");
   return owner === "resident" && role ? role : name;
 }

@@ -1,14 +1,3 @@
-/**
- * `npm run bench:profile`: where the servers' CPU and Redis' commands go per message, under the bench's load.
- *  1. CPU: three instances behind nginx (ROLE=all, instant fake LLM), warmed up, then N distinct mentions end to end
- *     with V8's sampling profiler running in every instance (cpu-profile-hook.mjs, started and stopped by SIGUSR2
- *     around the window). Self time is summed per component (the package or node subsystem a frame belongs to), and
- *     node's own frames are also charged to the nearest package that called them.
- *  2. Redis: a batch of distinct mentions and a twin storm (each message as app_mention + message, 2–4 copies each)
- *     under MONITOR, every command (those inside scripts too) charged to the connection and the script that ran it.
- * Prints both; the .cpuprofile files stay in BENCH_PROFILE_DIR (default a temp dir) for a flame graph viewer.
- */
-import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,7 +72,6 @@ async function run(dep: Deployment): Promise<void> {
 
   const probe = new RedisProbe(dep.redis.url);
   try {
-    const shas = await scriptNames();
     for (const [what, requests, count] of [
       ["distinct mentions", mentions(ws, monitored), monitored],
       [
@@ -99,7 +87,7 @@ async function run(dep: Deployment): Promise<void> {
       const seen = await watch(probe, () => endToEnd(requests, count).then(() => sleep(2_500)));
       say();
       say(`Redis commands per message, ${what} (${requests.length / count} deliveries each), by source`);
-      say(tallyCommands(seen, shas, count));
+      say(tallyCommands(seen, count));
     }
   } finally {
     probe.close();
@@ -227,35 +215,19 @@ async function watch(
   return { seen, names };
 }
 
-/** SHA1 → name of every script the service loads: BullMQ's and ours (ioredis sends them by SHA). */
-async function scriptNames(): Promise<Map<string, string>> {
-  const shas = new Map<string, string>();
-  const scripts = fileURLToPath(new URL("../../node_modules/bullmq/dist/esm/scripts/", import.meta.url));
-  for (const file of (await readdir(scripts)).filter((f) => /^[a-zA-Z]+-\d+\.js$/.test(f))) {
-    const { [Object.keys(await import(join(scripts, file)))[0] as string]: script } = await import(join(scripts, file));
-    const { name, content } = script as { name: string; content: string };
-    shas.set(createHash("sha1").update(content).digest("hex"), `bullmq ${name}`);
-  }
-  return shas;
-}
-
-/** `rsd:event:…` → `event`: what kind of key a script of ours works on. */
+/** `rsd:event:…` → `event`, `{rsd}:replies:stream` → `queue`: what kind of key a script works on. */
 function keyKind(key: string): string {
+  if (key.startsWith("{rsd}:replies:")) return "queue";
   return /^rsd:([a-z]+)/.exec(key)?.[1] ?? key;
 }
 
 function roleOf(name: string | undefined): string {
   if (!name) return "unnamed";
-  if (name.startsWith("{rsd}:")) return "worker (blocking)";
   const [owner, role] = name.split(":");
   return owner === "resident" && role ? role : name;
 }
 
-function tallyCommands(
-  { seen, names }: { seen: Seen[]; names: Map<string, string> },
-  shas: Map<string, string>,
-  messages: number,
-): string {
+function tallyCommands({ seen, names }: { seen: Seen[]; names: Map<string, string> }, messages: number): string {
   const rows = new Map<string, { trips: number; commands: number }>();
   const open = new Map<string, string>();
   let current = "";
@@ -290,8 +262,7 @@ function tallyCommands(
       if (!block) open.set(source, keyKind(String(args[1] ?? "")));
       count(`${role} · MULTI`, 0);
     } else if (command === "evalsha" || command === "eval") {
-      const sha = command === "eval" ? createHash("sha1").update(String(args[1])).digest("hex") : String(args[1]);
-      current = `${role} · ${shas.get(sha) ?? `our script on ${keyKind(String(args[3]))}`}`;
+      current = `${role} · script on ${keyKind(String(args[3]))}`;
       count(current, 1);
     } else {
       current = `${role} · ${command}`;

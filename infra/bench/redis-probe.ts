@@ -36,17 +36,13 @@ export class RedisProbe {
     return { at: performance.now(), commands, usedMemory, keys };
   }
 
-  /** Keys by BullMQ state: how much the workers still have to do. */
+  /** The queue's live jobs (its stream's entries) and delayed retries: how much the workers still have to do. */
   async queueDepth(): Promise<number> {
-    const q = "{rsd}:replies:";
-    const [wait, active, delayed, prioritized, paused] = await Promise.all([
-      this.client.llen(`${q}wait`),
-      this.client.llen(`${q}active`),
-      this.client.zcard(`${q}delayed`),
-      this.client.zcard(`${q}prioritized`),
-      this.client.llen(`${q}paused`),
+    const [live, delayed] = await Promise.all([
+      this.client.xlen(`${queuePrefix}stream`),
+      this.client.zcard(`${queuePrefix}delayed`),
     ]);
-    return wait + active + delayed + prioritized + paused;
+    return live + delayed;
   }
 
   /** Every key with its remaining TTL (ms; -1 none) and type, by SCAN, read in pipelines. */
@@ -111,8 +107,8 @@ export class RedisProbe {
 
 export interface PatternStats {
   pattern: string;
-  /** `ours`: the store's `rsd:` keys, which must all expire; `bullmq`: the queue's keys under `{rsd}:replies:`. */
-  owner: "ours" | "bullmq" | "other";
+  /** `ours`: the store's `rsd:` keys, which must all expire; `queue`: the queue's keys under `{rsd}:replies:`. */
+  owner: "ours" | "queue" | "other";
   type: string;
   count: number;
   withoutTtl: number;
@@ -130,38 +126,20 @@ export interface KeyAudit {
   patterns: PatternStats[];
 }
 
-/** BullMQ's per-queue keys that exist once per queue, whatever the traffic (BullMQ 5/6 names). */
-export const bullmqFixedKeys: Record<string, string> = {
-  meta: "queue settings (a small hash; one per queue)",
-  id: "the job-id counter (one integer; jobs here carry their own ids)",
-  events: "the event stream, capped by XADD MAXLEN ~10 000 entries",
-  "stalled-check": "the stalled-check throttle (expires after stalledInterval)",
-  stalled: "jobs suspected stalled, emptied by each stalled check",
-  completed: "completed job ids, trimmed to removeOnComplete (1 h / 100 000)",
-  failed: "failed job ids, trimmed to removeOnFail (7 d)",
-  wait: "jobs waiting (empties as workers take them)",
-  active: "jobs running (at most workers × concurrency)",
-  paused: "jobs waiting while the queue is paused",
-  delayed: "jobs waiting for a retry backoff",
-  prioritized: "jobs with a priority",
-  marker: "a wake-up marker for blocked workers",
-  pc: "the priority counter",
-  limiter: "the rate-limiter counter",
-  metrics: "optional metrics",
-  de: "deduplication ids",
-  repeat: "repeatable job definitions",
-  "waiting-children": "jobs waiting for children",
+/** The queue's keys that exist once per queue, whatever the traffic. */
+export const queueFixedKeys: Record<string, string> = {
+  stream: "the jobs waiting or running (settled entries are deleted)",
+  delayed: "retries waiting for their backoff",
 };
 
-const bullmqPrefix = "{rsd}:replies:";
+const queuePrefix = "{rsd}:replies:";
 
 /** A key's pattern (ids replaced by placeholders) and whose it is. */
 export function classify(key: string): { pattern: string; owner: PatternStats["owner"] } {
-  if (key.startsWith(bullmqPrefix)) {
-    const rest = key.slice(bullmqPrefix.length);
-    if (rest in bullmqFixedKeys) return { pattern: `${bullmqPrefix}${rest}`, owner: "bullmq" };
-    const [, suffix] = /^[^:]+:(lock|logs|dependencies|processed|failed|unsuccessful)$/.exec(rest) ?? [];
-    return { pattern: `${bullmqPrefix}<job>${suffix ? `:${suffix}` : ""}`, owner: "bullmq" };
+  if (key.startsWith(queuePrefix)) {
+    const rest = key.slice(queuePrefix.length);
+    if (rest in queueFixedKeys) return { pattern: `${queuePrefix}${rest}`, owner: "queue" };
+    return { pattern: `${queuePrefix}job:<job>`, owner: "queue" };
   }
   if (key.startsWith("rsd:")) {
     const parts = key.split(":");

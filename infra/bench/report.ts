@@ -4,7 +4,7 @@ import type { KillResult } from "./kill.ts";
 import type { ClosedLoopResult, OpenLoopResult } from "./load.ts";
 import type { Machine } from "./machine.ts";
 import type { RoundTrips } from "./monitor.ts";
-import { bullmqFixedKeys, type CommandCounts, type KeyAudit, totalCalls } from "./redis-probe.ts";
+import { type CommandCounts, type KeyAudit, queueFixedKeys, totalCalls } from "./redis-probe.ts";
 import { issueTable } from "./targets.ts";
 
 export interface RedisWindow {
@@ -347,7 +347,7 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   }
   out.push(...table(rows));
   out.push(
-    "  (the idle window holds BullMQ's own polling — stalled-job checks, workers' blocking waits — scaled to each window and",
+    "  (the idle window holds the queue's own polling — takeover checks, retry moves, blocking reads — scaled to each window and",
   );
   out.push(
     "   subtracted; the 1 s stats flush runs only when there is something to count, so it stays in the per-event figures)",
@@ -357,7 +357,7 @@ export function render(r: Report): { text: string; markdown: string; failures: s
     `  The duplicates window under MONITOR, as round trips (a plain command, a script call or a MULTI…EXEC block is one;`,
   );
   out.push(
-    `  connections named resident:<role>:<instance>; ${int(n)} duplicates; BullMQ's scripts ran ${int(totalCalls(trips.inScripts))} commands inside)`,
+    `  connections named resident:<role>:<instance>; ${int(n)} duplicates; scripts ran ${int(totalCalls(trips.inScripts))} commands inside)`,
   );
   out.push(
     ...table([
@@ -413,8 +413,8 @@ export function render(r: Report): { text: string; markdown: string; failures: s
     out.push(
       `  what one message leaves behind: ${perEvent.map((p) => `${p.pattern.split(":")[1]} key ${int(p.bytes)} B for ${p.ttlMaxMs > 0 ? duration(p.ttlMaxMs) : "?"}`).join(", ")}`,
     );
-    const job = r.redis.audit.patterns.find((p) => p.pattern === "{rsd}:replies:<job>");
-    if (job) out.push(`  plus its completed BullMQ job, ${int(job.bytes)} B, kept 1 h or among the newest 100 000`);
+    const job = r.redis.audit.patterns.find((p) => p.pattern === "{rsd}:replies:job:<job>");
+    if (job) out.push(`  plus its job's mark, ${int(job.bytes)} B, kept 1 h after the job completed`);
   }
   out.push("");
 
@@ -435,34 +435,24 @@ export function render(r: Report): { text: string; markdown: string; failures: s
       ]),
     ]),
   );
-  const ourOffenders = audit.patterns.filter((p) => p.owner !== "bullmq" && p.withoutTtl > 0);
-  const bullJobs = audit.patterns.filter(
-    (p) => p.owner === "bullmq" && p.pattern.includes("<job>") && p.withoutTtl > 0,
-  );
-  const bullFixed = audit.patterns.filter(
-    (p) => p.owner === "bullmq" && !p.pattern.includes("<job>") && p.withoutTtl > 0,
-  );
+  const ourOffenders = audit.patterns.filter((p) => p.owner !== "queue" && p.withoutTtl > 0);
+  const liveMarks = audit.patterns.filter((p) => p.pattern.endsWith(":job:<job>") && p.withoutTtl > 0);
   const keysOk = ourOffenders.length === 0;
   out.push(
     `  keys of ours (rsd:…) without a TTL: ${ourOffenders.reduce((a, p) => a + p.withoutTtl, 0)}   ${verdict(keysOk, "FAIL")}`,
   );
   for (const p of ourOffenders) out.push(`    ${p.pattern}: ${p.withoutTtl}, e.g. ${p.examplesWithoutTtl.join(", ")}`);
-  if (bullJobs.length > 0) {
+  if (liveMarks.length > 0) {
     out.push(
-      `  BullMQ job hashes without a TTL: ${int(bullJobs.reduce((a, p) => a + p.withoutTtl, 0))} — bounded by retention, not TTL: a completed job is`,
+      `  job marks without a TTL: ${int(liveMarks.reduce((a, p) => a + p.withoutTtl, 0))} — the jobs still waiting, running or delayed; a mark gets`,
     );
-    out.push(
-      `    removed once older than 1 h or beyond the newest 100 000 (removeOnComplete), a failed one after 7 d (removeOnFail),`,
-    );
-    out.push(`    trimmed by BullMQ whenever a later job finishes`);
+    out.push("    its retention TTL (1 h completed, 7 d failed) when its job ends");
   }
-  if (bullFixed.length > 0) {
-    out.push(`  BullMQ bookkeeping keys without a TTL (one each per queue, whatever the traffic):`);
-    for (const p of bullFixed) {
-      const name = p.pattern.split(":").at(-1) ?? "";
-      out.push(`    ${name.padEnd(14)} ${bullmqFixedKeys[name] ?? "?"}`);
-    }
-  }
+  out.push(
+    `  the queue's own keys: ${Object.entries(queueFixedKeys)
+      .map(([name, what]) => `${name} (${what})`)
+      .join("; ")}`,
+  );
   if (!keysOk) failures.push(`${ourOffenders.length} key pattern(s) of ours hold keys without a TTL`);
   out.push("");
 

@@ -14,8 +14,6 @@ import { writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
 import { appMention } from "@resident/testkit/slack";
-// BullMQ comes with @resident/store (the service's queue); the bench uses it only to pause and resume the queue.
-import { Queue } from "bullmq";
 import { type Baseline, startBaseline } from "./baseline.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
 import { killMidStorm } from "./kill.ts";
@@ -51,7 +49,7 @@ const settings = {
   /** Mentions in the end-to-end batch (also the Redis command and memory batch). */
   e2eMessages: Number(process.env.BENCH_E2E ?? 2_000),
   e2eConnections: 32,
-  /** Time given after the last reply for BullMQ's completion bookkeeping and the 1 s stats flush. */
+  /** Time given after the last reply for the queue's settlement and the 1 s stats flush. */
   settleMs: 2_500,
   /** The idle window is as long as the end-to-end one, up to this; the background is scaled by length anyway. */
   idleCapMs: 8_000,
@@ -73,11 +71,9 @@ let deployment: Deployment | undefined;
 let baseline: Baseline | undefined;
 let probe: RedisProbe | undefined;
 let database: PostgresProbe | undefined;
-let queue: Queue | undefined;
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
-    await queue?.close().catch(() => {});
     probe?.close();
     await database?.close().catch(() => {});
     await Promise.allSettled([deployment?.close(), baseline?.close()]);
@@ -138,8 +134,9 @@ async function main(): Promise<number> {
   const redis = probe;
   database = await PostgresProbe.connect(dep.database.url);
   const pg = database;
-  const replies = new Queue("replies", { prefix: "{rsd}", connection: { host: "127.0.0.1", port: dep.redis.port } });
-  queue = replies;
+  // The workers are paused by holding every LLM call until resumed: each instance's consumer takes as many jobs as
+  // it runs at once and waits on them, the others wait in the stream.
+  const workers = { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() };
 
   const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid] };
   const ingestCpu = (): CpuGroups => ({
@@ -172,7 +169,7 @@ async function main(): Promise<number> {
   step(
     `warming up: baseline ${settings.baselineWarmupS} s; ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
   );
-  await replies.pause();
+  await workers.pause();
   const warmBodies = mentions(settings.warmupPool);
   await closedLoop(base.url, new RequestFeed(warmBodies, true), {
     connections: conn,
@@ -205,7 +202,7 @@ async function main(): Promise<number> {
   const backlogJobs = await redis.queueDepth();
   const postsBeforeBacklog = postCount(dep);
   const backlog = await measured(ingestCpu(), async () => {
-    await replies.resume();
+    await workers.resume();
     return drain(dep, redis, acceptedUnique);
   });
   const backlogReplies = postCount(dep) - postsBeforeBacklog;
@@ -217,10 +214,10 @@ async function main(): Promise<number> {
   step(`baseline: open loop at ${rate}/s for ${settings.rateS} s`);
   const baselineRate = await measured(baselineCpu, () => openLoop(base.url, new RequestFeed(paced, true), rateOptions));
   step(`ingest, workers paused: open loop at ${rate}/s for ${settings.rateS} s`);
-  await replies.pause();
+  await workers.pause();
   const ingestRate = await measured(ingestCpu(), () => openLoop(dep.url, new RequestFeed(paced), rateOptions));
   acceptedUnique += ingestRate.result.ok;
-  await replies.resume();
+  await workers.resume();
   await drain(dep, redis, acceptedUnique);
 
   // The same saturating run as deployed: every instance also answers what it takes in (ROLE=all).
@@ -297,8 +294,6 @@ async function main(): Promise<number> {
 
   // A Redis outage: the same closed-loop run (workers live) and the same fixed rate, taken in by PostgreSQL.
   step("Redis outage: killing Redis, waiting for every instance to take deliveries in through PostgreSQL");
-  await replies.close();
-  queue = undefined;
   const outageStarted = performance.now();
   await dep.redis.kill();
   await until(() => redisUpEverywhere(dep, false), 30_000, "every instance to see Redis down");

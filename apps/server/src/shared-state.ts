@@ -16,7 +16,6 @@ import {
   type UsageMeter,
 } from "@resident/core";
 import {
-  BullQueue,
   connectRedis,
   FailoverRateLimiter,
   MemoryChangeFeed,
@@ -28,6 +27,7 @@ import {
   type RedisClient,
   RedisConversationMemory,
   RedisHealth,
+  RedisQueue,
   RedisRateLimiter,
   type RedisRole,
   RedisStatsStore,
@@ -93,7 +93,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
         : logger.warn({ reason }, "Redis is unreachable: taking deliveries in through PostgreSQL"),
   });
   const claims = new RedisClaimStore(command, { health });
-  const queue = new BullQueue<QueuedEvent>({
+  const queue = new RedisQueue<QueuedEvent>({
     producer,
     health,
     worker,
@@ -116,7 +116,6 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     ping: () => Promise.all([claims.ping(), producer.ping()]),
     async close() {
       health.close();
-      await queue.close();
       for (const client of [command, producer, subscriber, worker]) client?.disconnect();
     },
   };

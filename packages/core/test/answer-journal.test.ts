@@ -73,7 +73,7 @@ describe("ReplyWorker: the answer is computed once", () => {
     await expect.poll(() => sends).toBe(1);
     expect(dying.agent.calls).toBe(1);
 
-    // Another instance takes the job over (BullMQ's stalled check, or the PostgreSQL queue's lapsed lock).
+    // Another instance takes the job over (the Redis queue's takeover of a lapsed lock, or the PostgreSQL queue's).
     const taker = instance(store, platform);
     await taker.worker.handle(job(2));
     expect(taker.agent.calls).toBe(0);

@@ -12,7 +12,7 @@ export { RedisChangeFeed, type RedisChangeFeedOptions } from "./redis/change-fee
 export { RedisClaimStore } from "./redis/claim-store.ts";
 export { connectRedis, type RedisClient, type RedisConnectionOptions, type RedisRole } from "./redis/connection.ts";
 export { RedisConversationMemory } from "./redis/conversation-memory.ts";
-export { BullQueue, type BullQueueOptions } from "./redis/job-queue.ts";
+export { RedisQueue, type RedisQueueOptions } from "./redis/job-queue.ts";
 export { RedisRateLimiter, type RedisRateLimiterOptions } from "./redis/rate-limiter.ts";
 export { RedisHealth, type RedisHealthOptions } from "./redis/redis-health.ts";
 export { parseRedisUrl, type RedisTarget } from "./redis/redis-url.ts";

@@ -2,12 +2,12 @@ import { StoreUnavailableError } from "@resident/core";
 import { freePort, RedisServer } from "@resident/testkit/processes";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  BullQueue,
   connectRedis,
   RedisChangeFeed,
   RedisClaimStore,
   type RedisClient,
   RedisConversationMemory,
+  RedisQueue,
   RedisRateLimiter,
   type RedisRole,
   RedisStatsStore,
@@ -38,12 +38,7 @@ describe("when Redis is down", () => {
     let reconnectAttempts = 0;
     for (const client of [command, producer]) client.on("reconnecting", () => reconnectAttempts++);
     const worker = connect("worker");
-    const queue = new BullQueue<{ n: number }>({
-      producer,
-      worker,
-      name: "outage",
-      backoffMs: 20,
-    });
+    const queue = new RedisQueue<{ n: number }>({ producer, worker, name: "outage", backoffMs: 20 });
     const ran: string[] = [];
     let release = () => {};
     const released = new Promise<void>((resolve) => {
@@ -78,7 +73,6 @@ describe("when Redis is down", () => {
       unsubscribe();
       for (const client of clients) client.disconnect();
       await consumer.close();
-      await queue.close();
     });
     return built;
   }

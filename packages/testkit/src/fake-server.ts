@@ -33,7 +33,7 @@ export type RouteHandler = (call: RecordedCall) => FakeResponse | Promise<FakeRe
 /**
  * What a fake does instead of, or around, its normal answer:
  * - `respond`: answer this instead, without doing the work (a 500, a 429 with Retry-After, an error body);
- * - `stallMs`: wait before doing the work (a slow platform or LLM);
+ * - `stallMs`: wait before doing the work (a slow platform or LLM); `Infinity` waits until `clearFaults`;
  * - `delayAnswerMs`: do the work, then wait before answering (a post that lands but whose answer times out).
  */
 export type Fault = { respond: FakeResponse } | { stallMs: number } | { delayAnswerMs: number };
@@ -48,6 +48,10 @@ export class FakeServer {
   private readonly server: Server;
   private readonly routes: { match: RouteMatcher; handler: RouteHandler }[];
   private readonly faults = new Map<string, { fault: Fault; times: number }[]>();
+  private releaseStalls = () => {};
+  private stallsReleased = new Promise<void>((resolve) => {
+    this.releaseStalls = resolve;
+  });
   private baseUrl = "";
 
   constructor(routes: Record<string, RouteHandler>) {
@@ -84,6 +88,10 @@ export class FakeServer {
 
   clearFaults(): this {
     this.faults.clear();
+    this.releaseStalls();
+    this.stallsReleased = new Promise((resolve) => {
+      this.releaseStalls = resolve;
+    });
     return this;
   }
 
@@ -102,7 +110,9 @@ export class FakeServer {
     if (!handler) response = { status: 404, body: { error: `no route ${route}` } };
     else if (fault && "respond" in fault) response = fault.respond;
     else {
-      if (fault && "stallMs" in fault) await sleep(fault.stallMs);
+      if (fault && "stallMs" in fault) {
+        await (Number.isFinite(fault.stallMs) ? sleep(fault.stallMs) : this.stallsReleased);
+      }
       response = await handler(call);
       if (fault && "delayAnswerMs" in fault) await sleep(fault.delayAnswerMs);
     }

@@ -9,7 +9,7 @@ export interface MemoryQueueOptions {
   backoffMs?: number;
   /** Jobs one consumer runs at once. */
   concurrency?: number;
-  /** How long a finished job's id keeps refusing a second enqueue (BullMQ's removeOnComplete age). */
+  /** How long a finished job's id keeps refusing a second enqueue (the Redis queue's retainCompletedMs). */
   retainMs?: number;
 }
 
@@ -21,7 +21,7 @@ interface Slot {
 }
 
 /**
- * The queue port in one process, with the retry semantics of the BullMQ queue: attempts, exponential backoff with
+ * The queue port in one process, with the retry semantics of the Redis queue: attempts, exponential backoff with
  * jitter, job ids that stay known while waiting, delayed, running, and for `retainMs` after.
  * Not durable: a process that dies loses its jobs — which is why REDIS_URL is required for more than one instance.
  */

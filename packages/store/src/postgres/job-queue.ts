@@ -32,10 +32,10 @@ export interface PgQueueOptions {
 type JobRow = { id: string; data: unknown; attempt: number };
 
 /*
- * Why by hand rather than pg-boss or graphile-worker: this lane stands in for BullMQ while Redis is away, so it must
+ * Why by hand rather than pg-boss or graphile-worker: this lane stands in for the Redis queue while Redis is away, so it must
  * take core's job ids as they are (pg-boss wants UUIDs), run on the tenants' own database client — PGlite too —
- * and hand a dead worker's job to another within one lock length, renewed while the handler runs as BullMQ's lock
- * is (graphile-worker frees a crashed worker's jobs after 4 hours; pg-boss expires jobs by a fixed time unless its
+ * and hand a dead worker's job to another within one lock length, renewed while the handler runs as the Redis
+ * queue's lock is (graphile-worker frees a crashed worker's jobs after 4 hours; pg-boss expires jobs by a fixed time unless its
  * heartbeat is used, and brings its own schema, maintenance loop and connection pool). What it needs is one table
  * and four statements: insert-if-absent, take with FOR UPDATE SKIP LOCKED, renew, finish.
  */
@@ -56,7 +56,7 @@ returning j.id, j.data, j.attempt`;
 const heldBy = "id = $1 and token = $2 and state = 'active'";
 
 /**
- * JobQueue on PostgreSQL, with BullQueue's semantics: the caller's ids (a known id is not added twice, nor for
+ * JobQueue on PostgreSQL, with RedisQueue's semantics: the caller's ids (a known id is not added twice, nor for
  * `retainCompletedMs` after it completed), retries with exponential backoff, and a job whose worker died taken by
  * another worker once its lock lapses. Finished rows are deleted by each consumer as it goes.
  */
@@ -160,7 +160,7 @@ export class PgQueue<T> implements JobQueue<T> {
     );
     clearInterval(renewer);
     // Should a finishing write fail (the database went away), the lock lapses and the job runs again: its handler
-    // is idempotent (the reply ledger), as under BullMQ.
+    // is idempotent (the reply ledger), as in the Redis queue.
     if (outcome === "succeeded") return this.finish(job.id, token, "completed").catch(onError);
     if (job.attempt >= this.attempts || outcome === "refused for good")
       return this.finish(job.id, token, "failed").catch(onError);

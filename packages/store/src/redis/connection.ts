@@ -10,8 +10,8 @@ export type RedisClient = Redis | Cluster;
  *   queue, a command in flight when the socket drops is rejected at once, every command is bounded by a timeout
  *   and a silent socket is torn down — so the ack path answers 503 or fails open within milliseconds. They
  *   auto-pipeline: the commands of concurrent acks share one write per event-loop tick.
- * - `worker` (BullMQ Worker, which requires `maxRetriesPerRequest: null`) and `subscriber` (the change feed)
- *   wait: commands queue until Redis is back, subscriptions are renewed after every reconnect.
+ * - `worker` (the queue's consumers, whose settlements must land once Redis is back) and `subscriber` (the change
+ *   feed) wait: commands queue until Redis is back, subscriptions are renewed after every reconnect.
  * Every role keeps reconnecting in the background forever, after a failed first connection too.
  */
 export type RedisRole = "command" | "producer" | "worker" | "subscriber";

@@ -154,7 +154,10 @@ export class FakeAnthropic {
     return this;
   }
 
-  /** Holds each of the next `times` calls (default: until `clearFaults`) for `ms` before answering it. */
+  /**
+   * Holds each of the next `times` calls (default: until `clearFaults`) for `ms` before answering it; with `ms`
+   * Infinity, until `clearFaults`.
+   */
   hold(ms: number, times?: number): this {
     this.server.fault(route, { stallMs: ms }, times);
     return this;
