@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { connectionErrorCode } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leanFetch } from "../src/lean-fetch.ts";
-import { connectionErrorCode } from "../src/request-failures.ts";
 
 type Seen = { method?: string; headers: IncomingMessage["headers"]; body: string };
 const seen: Seen[] = [];
