@@ -1,107 +1,100 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
+import { Agent, type Dispatcher, interceptors, request } from "undici";
 import { BufferedResponse } from "./buffered-response.ts";
 
-const pools = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
+/**
+ * One keep-alive pool per origin, on undici: unlike node's http Agent it honours a server's `Keep-Alive: timeout=`
+ * hint, so a request never goes out on a socket the server is about to close (an ECONNRESET there would make a send
+ * an unknown outcome). Redirects are followed by the interceptor, per request, as many as fetch follows.
+ */
+const pool = new Agent().compose(interceptors.redirect());
+const fetchRedirectLimit = 20;
 
 /**
- * `fetch` for the platforms' and the LLM's SDKs (both take one), on node's http client and a keep-alive pool per
- * protocol. The SDKs' calls carry a string, form or byte body to one URL; for those it does what fetch does at about
- * half fetch's CPU (no Request object, no body streams or their tee, no fetch controller: `npm run bench:clients`).
- * An answer is read whole before it resolves (a BufferedResponse), but an event stream (the LLM's streamed answer)
- * comes as a Response whose body streams. A network
- * failure rejects as fetch's does (a TypeError whose cause carries the code), an abort with the signal's reason, a
- * redirect under `redirect: "error"` as a network failure. A redirect to follow is asked again of the global fetch,
- * and so is anything else (a Request, a stream or multipart body).
+ * `fetch` for the platforms' and the LLM's SDKs (both take one), on undici's `request()`. The SDKs' calls carry a
+ * string, form or byte body to one URL; for those it does what fetch does at about half fetch's CPU (no Request
+ * object, no body streams or their tee, no fetch controller: `npm run bench:clients`). An answer is read whole before
+ * it resolves (a BufferedResponse), but an event stream (the LLM's streamed answer) comes as a Response whose body
+ * streams. A network failure rejects as fetch's does (a TypeError whose cause carries the code), an abort with the
+ * signal's reason, a redirect under `redirect: "error"` as a network failure. Anything else (a Request, a stream or
+ * multipart body) is asked of the global fetch.
  */
 export const leanFetch: typeof fetch = async (input, init = {}) => {
-  const { body, signal, redirect } = init;
+  const { body, signal, redirect = "follow" } = init;
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
-  const pool = url === undefined ? undefined : pools[url.slice(0, url.indexOf(":") + 1) as keyof typeof pools];
   const lean =
     body == null || typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams;
-  if (url === undefined || pool === undefined || !lean) return fetch(input, init);
+  if (url === undefined || !(url.startsWith("http:") || url.startsWith("https:")) || !lean) return fetch(input, init);
   signal?.throwIfAborted();
-  const res = await send(url, pool, init.method ?? "GET", init.headers, body, signal ?? undefined);
-  const status = res.statusCode ?? 0;
-  if (status >= 300 && status < 400 && res.headers.location !== undefined && redirect !== "manual") {
-    res.resume();
-    if (redirect === "error") throw new TypeError("fetch failed", { cause: new Error("unexpected redirect") });
-    return fetch(input, init);
+  const answer = await send(url, init.method ?? "GET", init.headers, body, signal ?? undefined, redirect === "follow");
+  const { statusCode: status, statusText, body: stream } = answer;
+  if (redirect === "error" && status >= 300 && status < 400 && answer.headers.location !== undefined) {
+    await stream.dump();
+    throw new TypeError("fetch failed", { cause: new Error("unexpected redirect") });
   }
-  const headers = new Headers(pairs(res.rawHeaders));
-  const statusText = res.statusMessage ?? "";
-  if (res.headers["content-type"]?.startsWith("text/event-stream")) {
-    signal?.addEventListener("abort", () => res.destroy(signal.reason as Error), { once: true });
-    const response = new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status, statusText, headers });
-    Object.defineProperty(response, "url", { value: url });
+  const headers = responseHeaders(answer.headers);
+  const history = (answer.context as { history?: URL[] } | undefined)?.history ?? [];
+  const at = history.at(-1)?.href ?? url;
+  if (headers.get("content-type")?.startsWith("text/event-stream")) {
+    const response = new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
+      status,
+      statusText,
+      headers,
+    });
+    Object.defineProperties(response, { url: { value: at }, redirected: { value: history.length > 1 } });
     return response;
   }
-  const bytes = status === 204 || status === 304 ? null : await read(res, signal ?? undefined);
+  const bytes = await read(stream, signal);
   // What the SDKs read of a Response, as one (BufferedResponse): the cast is the only place it is told apart.
-  return new BufferedResponse(bytes, status, statusText, headers, url) as unknown as Response;
+  const content = status === 204 || status === 304 ? null : bytes;
+  return new BufferedResponse(content, status, statusText, headers, at, history.length > 1) as unknown as Response;
 };
 
 type LeanBody = string | Uint8Array | URLSearchParams | null | undefined;
 
-function send(
+async function send(
   url: string,
-  agent: HttpAgent,
   method: string,
   headers: HeadersInit | undefined,
   body: LeanBody,
   signal: AbortSignal | undefined,
-): Promise<IncomingMessage> {
-  const bytes = body instanceof URLSearchParams ? body.toString() : (body ?? undefined);
-  const options: RequestOptions = { method, headers: headerRecord(headers, body, bytes), agent };
-  return new Promise((resolve, reject) => {
-    const req = (agent === pools["https:"] ? httpsRequest : httpRequest)(url, options, (res) => {
-      signal?.removeEventListener("abort", abort);
-      resolve(res);
-    });
-    const abort = () => {
-      req.destroy();
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", abort, { once: true });
-    req.on("error", (cause) => {
-      signal?.removeEventListener("abort", abort);
-      reject(new TypeError("fetch failed", { cause }));
-    });
-    req.end(bytes);
-  });
+  follow: boolean,
+): Promise<Dispatcher.ResponseData<unknown>> {
+  // The redirect interceptor reads maxRedirections off each request's options; undici 7's types leave it out.
+  const options: NonNullable<Parameters<typeof request>[1]> & { maxRedirections: number } = {
+    dispatcher: pool,
+    method: method as Dispatcher.HttpMethod,
+    headers: headerRecord(headers, body),
+    body: body instanceof URLSearchParams ? body.toString() : body,
+    signal,
+    maxRedirections: follow ? fetchRedirectLimit : 0,
+  };
+  try {
+    return await request(url, options);
+  } catch (cause) {
+    throw signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause });
+  }
 }
 
-function read(res: IncomingMessage, signal: AbortSignal | undefined): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The answer's body whole; an abort while it is read rejects with the signal's reason, a broken socket as fetch. */
+async function read(stream: Dispatcher.ResponseData["body"], signal: AbortSignal | null | undefined) {
+  try {
     const chunks: Buffer[] = [];
-    const abort = () => {
-      res.destroy();
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", abort, { once: true });
-    res.on("data", (chunk: Buffer) => chunks.push(chunk));
-    res.on("end", () => {
-      signal?.removeEventListener("abort", abort);
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-    });
-    res.on("error", (cause) => {
-      signal?.removeEventListener("abort", abort);
-      reject(new TypeError("terminated", { cause }));
-    });
-  });
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  } catch (cause) {
+    if (signal?.aborted) throw signal.reason;
+    throw new TypeError("terminated", { cause });
+  }
 }
 
-/** The request's headers as node's client takes them, with the body's type and length as fetch would add them. */
-function headerRecord(headers: HeadersInit | undefined, body: LeanBody, bytes: string | Uint8Array | undefined) {
+/** The request's headers as undici takes them, with the body's type as fetch would add it (undici adds the length). */
+function headerRecord(headers: HeadersInit | undefined, body: LeanBody) {
   const record: Record<string, string> = {};
   new Headers(headers).forEach((value, name) => {
     record[name] = value;
   });
-  if (bytes !== undefined) {
-    record["content-length"] = String(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.byteLength);
-  }
   if (record["content-type"] === undefined) {
     if (typeof body === "string") record["content-type"] = "text/plain;charset=UTF-8";
     if (body instanceof URLSearchParams) record["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";
@@ -109,9 +102,12 @@ function headerRecord(headers: HeadersInit | undefined, body: LeanBody, bytes: s
   return record;
 }
 
-/** Node's raw header list, [name, value, name, value, …], as the pairs a Headers takes (repeats kept). */
-function pairs(raw: string[]): [string, string][] {
-  const result: [string, string][] = [];
-  for (let i = 0; i < raw.length; i += 2) result.push([raw[i] as string, raw[i + 1] as string]);
-  return result;
+/** undici's header record (a repeated header as a list) as a Headers, repeats kept. */
+function responseHeaders(record: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(record)) {
+    if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+    else if (value !== undefined) headers.append(name, value);
+  }
+  return headers;
 }
