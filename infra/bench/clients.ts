@@ -9,7 +9,8 @@ import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 // The two SDKs come with @resident/agent and @resident/slack (the service's clients); the bench only measures them.
 import Anthropic from "@anthropic-ai/sdk";
-import { defaultModel, leanFetch } from "@resident/core";
+import { defaultModel } from "@resident/core";
+import { leanFetch } from "@resident/http";
 import { WebClient } from "@slack/web-api";
 
 const calls = Number(process.env.BENCH_CLIENT_CALLS ?? 4_000);

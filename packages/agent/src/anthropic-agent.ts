@@ -1,5 +1,6 @@
 import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
-import { type Agent, type AgentAnswer, type AgentRequest, type Logger, leanFetch } from "@resident/core";
+import type { Agent, AgentAnswer, AgentRequest, Logger } from "@resident/core";
+import { leanFetch } from "@resident/http";
 import { AgentError, agentFailure, type FailureContext } from "./agent-error.ts";
 import { toConversation } from "./conversation.ts";
 import { cachedConversation, cachedSystem } from "./prompt-cache.ts";

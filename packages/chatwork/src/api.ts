@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger, RateLimiter } from "@resident/core";
-import { connectionErrorCode, leanFetch, RateLimitedError } from "@resident/core";
+import { connectionErrorCode, RateLimitedError } from "@resident/core";
+import { leanFetch } from "@resident/http";
 import { requestFailure } from "./errors.ts";
 import { type ChatworkLimits, requestWindows, roomWindowKey, tokenScope, tokenWindowKey } from "./rate-limits.ts";
 import { RatePauses } from "./rate-pauses.ts";

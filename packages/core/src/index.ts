@@ -11,7 +11,6 @@ export * from "./headers.ts";
 export * from "./ingest.ts";
 export * from "./json-body.ts";
 export * from "./keys.ts";
-export * from "./lean-fetch.ts";
 export * from "./lease.ts";
 export * from "./memory/claim-store.ts";
 export * from "./memory/conversation-memory.ts";

@@ -1,4 +1,5 @@
-import { type Logger, leanFetch } from "@resident/core";
+import type { Logger } from "@resident/core";
+import { leanFetch } from "@resident/http";
 import { type FetchFunction, LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
 import { LRUCache } from "lru-cache";
 

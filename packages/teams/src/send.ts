@@ -1,6 +1,5 @@
 import {
   type Logger,
-  leanFetch,
   type OutboundReply,
   RateLimitedError,
   retryAfterMs,
@@ -8,6 +7,7 @@ import {
   type SentReply,
   type Workspace,
 } from "@resident/core";
+import { leanFetch } from "@resident/http";
 import type { BotTokenClient } from "./bot-token.ts";
 import { conversationParts } from "./conversation-id.ts";
 import type { TeamsCredentials } from "./credentials.ts";

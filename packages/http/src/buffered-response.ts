@@ -7,7 +7,6 @@ const utf8 = new TextDecoder();
  */
 export class BufferedResponse {
   readonly ok: boolean;
-  readonly redirected = false;
   readonly type = "basic";
   private used = false;
   private streamed: Response | undefined;
@@ -18,6 +17,7 @@ export class BufferedResponse {
     readonly statusText: string,
     readonly headers: Headers,
     readonly url: string,
+    readonly redirected = false,
   ) {
     this.ok = status >= 200 && status < 300;
   }
@@ -58,7 +58,7 @@ export class BufferedResponse {
 
   clone(): BufferedResponse {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
-    return new BufferedResponse(this.content, this.status, this.statusText, this.headers, this.url);
+    return new BufferedResponse(this.content, this.status, this.statusText, this.headers, this.url, this.redirected);
   }
 
   private take(): Uint8Array {

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { connectionErrorCode } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leanFetch } from "../src/lean-fetch.ts";
-import { connectionErrorCode } from "../src/request-failures.ts";
 
 type Seen = { method?: string; headers: IncomingMessage["headers"]; body: string };
 const seen: Seen[] = [];
@@ -135,9 +136,35 @@ describe("leanFetch", () => {
   it("follows a redirect as fetch does, and refuses one under redirect: error", async () => {
     const followed = await leanFetch(`${base}/moved`, { method: "POST", body: "{}" });
     expect(followed.status).toBe(201);
+    expect(followed.redirected).toBe(true);
+    expect(followed.url).toBe(`${base}/json`);
     expect(await followed.json()).toEqual({ ok: true });
     await expect(leanFetch(`${base}/moved`, { method: "POST", body: "{}", redirect: "error" })).rejects.toThrow(
       TypeError,
     );
+  });
+
+  it("opens a new connection once a server's Keep-Alive: timeout= hint has passed, not one the server closes", async () => {
+    // A request that comes on a connection idle for longer than the server said it keeps one is dropped unanswered:
+    // what a request crossing the server's close of an idle socket meets, made certain instead of a race.
+    const answeredAt = new WeakMap<Socket, number>();
+    const closing = createServer((req, res) => {
+      const last = answeredAt.get(req.socket);
+      if (last !== undefined && Date.now() - last > 1_000) return void req.socket.destroy();
+      req.resume().on("end", () => {
+        res.on("finish", () => answeredAt.set(req.socket, Date.now()));
+        res.writeHead(200, { connection: "keep-alive", "keep-alive": "timeout=1", "content-length": 2 }).end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => closing.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(closing.address() as AddressInfo).port}/`;
+    try {
+      expect(await (await leanFetch(url, { method: "POST", body: "{}" })).text()).toBe("ok");
+      await sleep(1_200);
+      expect(await (await leanFetch(url, { method: "POST", body: "{}" })).text()).toBe("ok");
+    } finally {
+      closing.closeAllConnections();
+      closing.close();
+    }
   });
 });

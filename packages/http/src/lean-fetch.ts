@@ -1,0 +1,113 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { Readable } from "node:stream";
+import { Agent, type Dispatcher, interceptors, request } from "undici";
+import { BufferedResponse } from "./buffered-response.ts";
+
+/**
+ * One keep-alive pool per origin, on undici: unlike node's http Agent it honours a server's `Keep-Alive: timeout=`
+ * hint, so a request never goes out on a socket the server is about to close (an ECONNRESET there would make a send
+ * an unknown outcome). Redirects are followed by the interceptor, per request, as many as fetch follows.
+ */
+const pool = new Agent().compose(interceptors.redirect());
+const fetchRedirectLimit = 20;
+
+/**
+ * `fetch` for the platforms' and the LLM's SDKs (both take one), on undici's `request()`. The SDKs' calls carry a
+ * string, form or byte body to one URL; for those it does what fetch does at about half fetch's CPU (no Request
+ * object, no body streams or their tee, no fetch controller: `npm run bench:clients`). An answer is read whole before
+ * it resolves (a BufferedResponse), but an event stream (the LLM's streamed answer) comes as a Response whose body
+ * streams. A network failure rejects as fetch's does (a TypeError whose cause carries the code), an abort with the
+ * signal's reason, a redirect under `redirect: "error"` as a network failure. Anything else (a Request, a stream or
+ * multipart body) is asked of the global fetch.
+ */
+export const leanFetch: typeof fetch = async (input, init = {}) => {
+  const { body, signal, redirect = "follow" } = init;
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
+  const lean =
+    body == null || typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams;
+  if (url === undefined || !(url.startsWith("http:") || url.startsWith("https:")) || !lean) return fetch(input, init);
+  signal?.throwIfAborted();
+  const answer = await send(url, init.method ?? "GET", init.headers, body, signal ?? undefined, redirect === "follow");
+  const { statusCode: status, statusText, body: stream } = answer;
+  if (redirect === "error" && status >= 300 && status < 400 && answer.headers.location !== undefined) {
+    await stream.dump();
+    throw new TypeError("fetch failed", { cause: new Error("unexpected redirect") });
+  }
+  const headers = responseHeaders(answer.headers);
+  const history = (answer.context as { history?: URL[] } | undefined)?.history ?? [];
+  const at = history.at(-1)?.href ?? url;
+  if (headers.get("content-type")?.startsWith("text/event-stream")) {
+    const response = new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
+      status,
+      statusText,
+      headers,
+    });
+    Object.defineProperties(response, { url: { value: at }, redirected: { value: history.length > 1 } });
+    return response;
+  }
+  const bytes = await read(stream, signal);
+  // What the SDKs read of a Response, as one (BufferedResponse): the cast is the only place it is told apart.
+  const content = status === 204 || status === 304 ? null : bytes;
+  return new BufferedResponse(content, status, statusText, headers, at, history.length > 1) as unknown as Response;
+};
+
+type LeanBody = string | Uint8Array | URLSearchParams | null | undefined;
+
+async function send(
+  url: string,
+  method: string,
+  headers: HeadersInit | undefined,
+  body: LeanBody,
+  signal: AbortSignal | undefined,
+  follow: boolean,
+): Promise<Dispatcher.ResponseData<unknown>> {
+  // The redirect interceptor reads maxRedirections off each request's options; undici 7's types leave it out.
+  const options: NonNullable<Parameters<typeof request>[1]> & { maxRedirections: number } = {
+    dispatcher: pool,
+    method: method as Dispatcher.HttpMethod,
+    headers: headerRecord(headers, body),
+    body: body instanceof URLSearchParams ? body.toString() : body,
+    signal,
+    maxRedirections: follow ? fetchRedirectLimit : 0,
+  };
+  try {
+    return await request(url, options);
+  } catch (cause) {
+    throw signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause });
+  }
+}
+
+/** The answer's body whole; an abort while it is read rejects with the signal's reason, a broken socket as fetch. */
+async function read(stream: Dispatcher.ResponseData["body"], signal: AbortSignal | null | undefined) {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  } catch (cause) {
+    if (signal?.aborted) throw signal.reason;
+    throw new TypeError("terminated", { cause });
+  }
+}
+
+/** The request's headers as undici takes them, with the body's type as fetch would add it (undici adds the length). */
+function headerRecord(headers: HeadersInit | undefined, body: LeanBody) {
+  const record: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    record[name] = value;
+  });
+  if (record["content-type"] === undefined) {
+    if (typeof body === "string") record["content-type"] = "text/plain;charset=UTF-8";
+    if (body instanceof URLSearchParams) record["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";
+  }
+  return record;
+}
+
+/** undici's header record (a repeated header as a list) as a Headers, repeats kept. */
+function responseHeaders(record: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(record)) {
+    if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+    else if (value !== undefined) headers.append(name, value);
+  }
+  return headers;
+}
