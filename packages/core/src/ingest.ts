@@ -1,47 +1,23 @@
-import { SpanKind, trace } from "@opentelemetry/api";
-import type { ChatEvent, Platform, QueuedEvent } from "./chat-event.ts";
-import { toQueued } from "./chat-event.ts";
+import { SpanKind } from "@opentelemetry/api";
+import type { Platform } from "./chat-event.ts";
 import { DatabaseUnavailableError, MalformedPayloadError, StoreUnavailableError, VerificationError } from "./errors.ts";
-import type { EventGate } from "./event-gate.ts";
 import type { FeedbackClick } from "./feedback.ts";
 import type { FeedbackIntake } from "./feedback-intake.ts";
+import { type IngestResponse, ok, refuse, retryLater } from "./ingest-response.ts";
 import { eventKey } from "./keys.ts";
+import { LaneAdmission, type LaneDeps } from "./lane-admission.ts";
 import type { AppDistribution, AppInstallations } from "./ports/app-distribution.ts";
-import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
 import type { Inbound, InboundRequest, PlatformAdapter } from "./ports/platform-adapter.ts";
-import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { TenantDirectory, Workspace } from "./ports/tenant-directory.ts";
-import { deliveryContext, eventAttributes, inSpan, traceCarrier, tracer } from "./tracing.ts";
+import { deliveryContext, eventAttributes, inSpan, tracer } from "./tracing.ts";
 
-export interface IngestResponse {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-/**
- * A gate and the queue behind it. The shared lane uses the cluster's fast store (Redis); the standby lane the
- * database every instance shares (PostgreSQL), while the shared one is unreachable; the local lane is in-process.
- */
-export interface Lane {
-  gate: EventGate;
-  queue: JobQueue<QueuedEvent>;
-}
-
-export interface IngestDeps {
+export interface IngestDeps extends LaneDeps {
   directory: TenantDirectory;
   adapters: ReadonlyMap<Platform, PlatformAdapter>;
-  shared: Lane;
-  /** Takes deliveries in while the shared lane cannot (see packages/core/README.md, "When a store is away"). */
-  standby?: Lane;
-  /** Where fail-open workspaces go while neither shared lane can be reached: best-effort, this instance only. */
-  local: Lane;
   /** Routes the deliveries of the operator's distributed apps, and disables a workspace whose access was revoked. */
   installations?: AppInstallations;
   /** Counts clicks on our answers' feedback buttons, through the shared and standby lanes' gates. */
   feedback: FeedbackIntake;
-  telemetry: Telemetry;
-  logger: Logger;
   now?: () => number;
 }
 
@@ -51,19 +27,17 @@ export interface IngestDeps {
  */
 export type Ingress = "webhook" | "connection" | "app";
 
-const ok = (body: unknown = { ok: true }): IngestResponse => ({ status: 200, body });
-const refuse = (status: number, error: string): IngestResponse => ({ status, body: { error } });
-const retryLater = (error: string): IngestResponse => ({ ...refuse(503, error), headers: { "retry-after": "5" } });
-
 /**
  * The receiving half of the pipeline: find the workspace, verify, normalize, gate, enqueue, ack.
  * Nothing here waits on the agent or the platform's API, so the ack stays well inside every platform's deadline.
  */
 export class Ingest {
   private readonly now: () => number;
+  private readonly admission: LaneAdmission;
 
   constructor(private readonly deps: IngestDeps) {
     this.now = deps.now ?? Date.now;
+    this.admission = new LaneAdmission(deps);
   }
 
   /**
@@ -179,7 +153,7 @@ export class Ingest {
       async (span) => {
         if (inbound.retry) span.setAttribute("resident.platform_retry", inbound.retry.reason);
         tracer.startSpan("verify", { startTime: verifyingAt }).end(verifiedAt);
-        const response = await this.admit(event, workspace);
+        const response = await this.admission.admit(event, workspace);
         span.setAttribute("http.response.status_code", response.status);
         return response;
       },
@@ -204,89 +178,6 @@ export class Ingest {
     return ok();
   }
 
-  /**
-   * The shared lane first, then the standby lane, then the workspace's fail mode (packages/core/README.md, "When a
-   * store is away").
-   */
-  private async admit(event: ChatEvent, workspace: Workspace): Promise<IngestResponse> {
-    const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
-    this.deps.telemetry.deliveryReceived(ws);
-    let unavailable: StoreUnavailableError | undefined;
-    for (const lane of [this.deps.shared, this.deps.standby]) {
-      if (!lane) continue;
-      if (lane === this.deps.standby) {
-        this.deps.telemetry.standbyPass(ws);
-        trace.getActiveSpan()?.addEvent("shared store unavailable: standby lane");
-      }
-      try {
-        return await this.admitThrough(lane, event, workspace, ws);
-      } catch (error) {
-        if (!(error instanceof StoreUnavailableError)) throw error;
-        unavailable = error;
-      }
-    }
-    if (workspace.settings.failMode === "closed") {
-      this.deps.logger.warn(
-        { workspaceId: ws.workspaceId, err: unavailable },
-        "stores unavailable: refusing (fail closed)",
-      );
-      return retryLater("store unavailable, retry later");
-    }
-    this.deps.telemetry.failOpenPass(ws);
-    trace.getActiveSpan()?.addEvent("shared stores unavailable: fail open");
-    this.deps.logger.warn(
-      { workspaceId: ws.workspaceId, err: unavailable },
-      "stores unavailable: answering without a shared store (fail open); duplicates across instances are possible",
-    );
-    return this.admitThrough(this.deps.local, event, workspace, ws);
-  }
-
-  /**
-   * Claims the delivery and queues its job. A duplicate is acknowledged only once the delivery it duplicates is
-   * durably queued: one that finds the claim still in progress (its holder is between claim and enqueue — or died
-   * there) queues the job itself under the same id, which the queue adds once, rather than trusting the holder.
-   */
-  private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
-    const claim = await inSpan("gate", {}, async (span) => {
-      const claim = await lane.gate.admit(event);
-      span.setAttribute("resident.gate.outcome", claim.claimed ? "claimed" : claim.record.state);
-      if (!claim.claimed) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
-      return claim;
-    });
-    if (!claim.claimed) {
-      if (claim.record.state === "in_progress") await this.queuedAlready(lane, event);
-      this.deps.telemetry.eventDuplicate(ws);
-      return ok({ ok: true, duplicate: true });
-    }
-    // Once the job is durable the ack does not wait for the queued mark: until it lands a redelivery finds the claim
-    // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
-    // redelivery finds the job id taken. One round trip off every ack.
-    try {
-      await lane.gate.queue(
-        event,
-        () => this.enqueue(lane, event),
-        workspace.settings.eventTtlSeconds * 1000,
-        (err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"),
-      );
-    } catch (error) {
-      await lane.gate.abandon(event, claim.token).catch(() => {});
-      throw error;
-    }
-    return ok();
-  }
-
-  /**
-   * A duplicate of a delivery still in progress is acked once its job is durable: after the enqueue this instance
-   * runs for it, if any (no store round trip), else after queuing it under the same id, which the queue adds once.
-   */
-  private async queuedAlready(lane: Lane, event: ChatEvent): Promise<void> {
-    const queuedHere = await lane.gate.queuedHere(event)?.then(
-      () => true,
-      () => false,
-    );
-    if (!queuedHere) await this.enqueue(lane, event, { probablyStored: true });
-  }
-
   /** A vote needs the database that keeps it, so no fail mode applies: while it is away the platform is told to retry. */
   private async takeFeedback(click: FeedbackClick, workspace: Workspace): Promise<IngestResponse> {
     try {
@@ -299,11 +190,5 @@ export class Ingest {
       }
       throw error;
     }
-  }
-
-  private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {
-    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
-      lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }, options),
-    );
   }
 }

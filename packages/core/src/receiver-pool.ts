@@ -1,5 +1,6 @@
 import type { Platform } from "./chat-event.ts";
-import type { IngestResponse, Ingress } from "./ingest.ts";
+import type { Ingress } from "./ingest.ts";
+import type { IngestResponse } from "./ingest-response.ts";
 import type { InboundRequest } from "./ports/platform-adapter.ts";
 import type {
   ConnectionState,

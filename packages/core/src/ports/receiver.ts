@@ -1,4 +1,4 @@
-import type { IngestResponse } from "../ingest.ts";
+import type { IngestResponse } from "../ingest-response.ts";
 import type { InboundRequest } from "./platform-adapter.ts";
 import type { Workspace } from "./tenant-directory.ts";
 

@@ -1,0 +1,124 @@
+import { SpanKind, trace } from "@opentelemetry/api";
+import type { ChatEvent, QueuedEvent } from "./chat-event.ts";
+import { toQueued } from "./chat-event.ts";
+import { StoreUnavailableError } from "./errors.ts";
+import type { EventGate } from "./event-gate.ts";
+import { type IngestResponse, ok, retryLater } from "./ingest-response.ts";
+import { eventKey } from "./keys.ts";
+import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
+import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
+import type { Workspace } from "./ports/tenant-directory.ts";
+import { inSpan, traceCarrier } from "./tracing.ts";
+
+/**
+ * A gate and the queue behind it. The shared lane uses the cluster's fast store (Redis); the standby lane the
+ * database every instance shares (PostgreSQL), while the shared one is unreachable; the local lane is in-process.
+ */
+export interface Lane {
+  gate: EventGate;
+  queue: JobQueue<QueuedEvent>;
+}
+
+export interface LaneDeps {
+  shared: Lane;
+  /** Takes deliveries in while the shared lane cannot (see packages/core/README.md, "When a store is away"). */
+  standby?: Lane;
+  /** Where fail-open workspaces go while neither shared lane can be reached: best-effort, this instance only. */
+  local: Lane;
+  telemetry: Telemetry;
+  logger: Logger;
+}
+
+/** Admits a verified event through the first lane that can take it: claimed once, queued durably, acked. */
+export class LaneAdmission {
+  constructor(private readonly deps: LaneDeps) {}
+
+  /**
+   * The shared lane first, then the standby lane, then the workspace's fail mode (packages/core/README.md, "When a
+   * store is away").
+   */
+  async admit(event: ChatEvent, workspace: Workspace): Promise<IngestResponse> {
+    const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
+    this.deps.telemetry.deliveryReceived(ws);
+    let unavailable: StoreUnavailableError | undefined;
+    for (const lane of [this.deps.shared, this.deps.standby]) {
+      if (!lane) continue;
+      if (lane === this.deps.standby) {
+        this.deps.telemetry.standbyPass(ws);
+        trace.getActiveSpan()?.addEvent("shared store unavailable: standby lane");
+      }
+      try {
+        return await this.admitThrough(lane, event, workspace, ws);
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        unavailable = error;
+      }
+    }
+    if (workspace.settings.failMode === "closed") {
+      this.deps.logger.warn(
+        { workspaceId: ws.workspaceId, err: unavailable },
+        "stores unavailable: refusing (fail closed)",
+      );
+      return retryLater("store unavailable, retry later");
+    }
+    this.deps.telemetry.failOpenPass(ws);
+    trace.getActiveSpan()?.addEvent("shared stores unavailable: fail open");
+    this.deps.logger.warn(
+      { workspaceId: ws.workspaceId, err: unavailable },
+      "stores unavailable: answering without a shared store (fail open); duplicates across instances are possible",
+    );
+    return this.admitThrough(this.deps.local, event, workspace, ws);
+  }
+
+  /**
+   * Claims the delivery and queues its job. A duplicate is acknowledged only once the delivery it duplicates is
+   * durably queued: one that finds the claim still in progress (its holder is between claim and enqueue — or died
+   * there) queues the job itself under the same id, which the queue adds once, rather than trusting the holder.
+   */
+  private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
+    const claim = await inSpan("gate", {}, async (span) => {
+      const claim = await lane.gate.admit(event);
+      span.setAttribute("resident.gate.outcome", claim.claimed ? "claimed" : claim.record.state);
+      if (!claim.claimed) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
+      return claim;
+    });
+    if (!claim.claimed) {
+      if (claim.record.state === "in_progress") await this.queuedAlready(lane, event);
+      this.deps.telemetry.eventDuplicate(ws);
+      return ok({ ok: true, duplicate: true });
+    }
+    // Once the job is durable the ack does not wait for the queued mark: until it lands a redelivery finds the claim
+    // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
+    // redelivery finds the job id taken. One round trip off every ack.
+    try {
+      await lane.gate.queue(
+        event,
+        () => this.enqueue(lane, event),
+        workspace.settings.eventTtlSeconds * 1000,
+        (err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"),
+      );
+    } catch (error) {
+      await lane.gate.abandon(event, claim.token).catch(() => {});
+      throw error;
+    }
+    return ok();
+  }
+
+  /**
+   * A duplicate of a delivery still in progress is acked once its job is durable: after the enqueue this instance
+   * runs for it, if any (no store round trip), else after queuing it under the same id, which the queue adds once.
+   */
+  private async queuedAlready(lane: Lane, event: ChatEvent): Promise<void> {
+    const queuedHere = await lane.gate.queuedHere(event)?.then(
+      () => true,
+      () => false,
+    );
+    if (!queuedHere) await this.enqueue(lane, event, { probablyStored: true });
+  }
+
+  private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {
+    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
+      lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }, options),
+    );
+  }
+}
