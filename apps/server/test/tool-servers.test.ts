@@ -99,8 +99,10 @@ describe("MCP servers through the admin API", () => {
       const mention = appMention(ws.bot, "where is order A-7?");
       await ws.send(mention);
       const replies = () => s.slack.postsInThread(mention.event.channel, mention.event.ts);
-      await vi.waitFor(() => expect(replies()).toHaveLength(1), { timeout: 30_000 });
-      expect(replies()[0]?.text).toBe("Your order: order A-7: shipped");
+      // The answer streams into its one message: wait for the stream's end, not for the message to appear.
+      await vi.waitFor(() => expect(replies().map((post) => post.text)).toEqual(["Your order: order A-7: shipped"]), {
+        timeout: 30_000,
+      });
       const calls = mcp.callsOf("lookup_order").filter((call) => call.arguments.query === "A-7");
       expect(calls).toHaveLength(1);
       expect(calls[0]?.idempotencyKey).toMatch(/^resident-/);
