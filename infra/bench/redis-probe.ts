@@ -146,6 +146,7 @@ export function classify(key: string): { pattern: string; owner: PatternStats["o
     const kind = parts[1] ?? "";
     const shapes: Record<string, string> = {
       event: "rsd:event:<ws>:<eventId>",
+      message: "rsd:message:<ws>:<messageKey>",
       reply: "rsd:reply:<ws>:<messageKey>",
       conversation: "rsd:conversation:<ws>:<conversation>",
       "{rate}": "rsd:{rate}:<window>",

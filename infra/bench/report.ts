@@ -406,7 +406,12 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   out.push(
     `  used_memory +${bytes(mem.usedBytes)}, keys +${int(mem.keys)} → ${fixed(mem.keys / mem.events, 2)} keys and ${bytes(mem.usedBytes / mem.events)} per event, ${bytes(mem.keys > 0 ? mem.usedBytes / mem.keys : 0)} per live key`,
   );
-  const perEvent = ["rsd:event:<ws>:<eventId>", "rsd:reply:<ws>:<messageKey>", "rsd:conversation:<ws>:<conversation>"]
+  const perEvent = [
+    "rsd:event:<ws>:<eventId>",
+    "rsd:message:<ws>:<messageKey>",
+    "rsd:reply:<ws>:<messageKey>",
+    "rsd:conversation:<ws>:<conversation>",
+  ]
     .map((pattern) => r.redis.audit.patterns.find((p) => p.pattern === pattern))
     .filter((p) => p !== undefined);
   if (perEvent.length > 0) {

@@ -1,4 +1,4 @@
-import { eventKey } from "@resident/core";
+import { admissionKey } from "@resident/core";
 import { settle } from "@resident/testkit";
 import {
   appMention,
@@ -79,12 +79,13 @@ describe("a Slack message through one instance", () => {
           "GET",
           `/tenants/${ws.tenantId}/stats`,
         );
-        expect(workspaces[ws.workspaceId]?.duplicateReplies).toBe(1);
+        expect(workspaces[ws.workspaceId]?.replies).toBe(1);
         return workspaces[ws.workspaceId];
       },
       { timeout: 20_000, interval: 50 },
     );
-    expect(stats).toMatchObject({ events: 9, duplicateEvents: 7, replies: 1, duplicateReplies: 1, failures: 0 });
+    // The twin carries another event id, but the gate admits the message once (admissionKey): no second job.
+    expect(stats).toMatchObject({ events: 9, duplicateEvents: 8, replies: 1, duplicateReplies: 0, failures: 0 });
     const metrics = await (await fetch(`${s.url}/metrics`)).text();
     for (const reason of reasons) {
       expect(metrics).toMatch(
@@ -189,7 +190,11 @@ describe("failures leave nothing stuck", () => {
     const question = "did the first instance die?";
     const mention = appMention(ws.bot, question);
     // An instance claimed this delivery and died before queueing it: its claim lives out its lease.
-    const key = eventKey({ workspaceId: ws.workspaceId, eventId: `${mention.api_app_id}:${mention.event_id}` });
+    const key = admissionKey({
+      workspaceId: ws.workspaceId,
+      eventId: `${mention.api_app_id}:${mention.event_id}`,
+      messageKey: `${mention.event.channel}:${mention.event.ts}`,
+    });
     await s.service.runtime.shared.claims.claim(key, "instance-that-died", 60_000);
 
     // Acked at once, long before the lease lapses, and a second copy adds nothing: the job id is the delivery's.

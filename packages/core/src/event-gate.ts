@@ -1,16 +1,21 @@
 import type { ChatEvent } from "./chat-event.ts";
-import { eventKey } from "./keys.ts";
+import { admissionKey } from "./keys.ts";
 import type { ClaimResult, ClaimStore } from "./ports/claim-store.ts";
 
-/** What the gate needs of a delivery: its workspace and its identity there (a ChatEvent, a feedback click's). */
-export type GatedDelivery = Pick<ChatEvent, "workspaceId" | "eventId">;
+/**
+ * What the gate needs of a delivery: its workspace and its identity there (a ChatEvent, a feedback click's), and
+ * the message it carries, if any (admissionKey).
+ */
+export type GatedDelivery = Pick<ChatEvent, "workspaceId" | "eventId"> &
+  Partial<Pick<ChatEvent, "messageKey" | "messageKeyWindowMs">>;
 
 /**
  * The first layer: one atomic claim per delivery identity, taken before anything with a side effect.
  * A claim is held only from the webhook's arrival until its job is durably queued; it then becomes a long-lived
  * `queued` marker, because from that moment the queue owns the work and a redelivery has nothing left to add.
  * A crash between claim and enqueue is healed by the short lease and the platform's own retry. A feedback click goes
- * through the same gate, its `recorded` marker set once its vote is kept.
+ * through the same gate, its `recorded` marker set once its vote is kept. The claim's key (`keyOf`) is also the id
+ * its job is queued under, so whoever queues for it queues the one job.
  */
 export class EventGate {
   /** The enqueues this instance runs for deliveries it claimed, until their queued mark has landed. */
@@ -22,8 +27,12 @@ export class EventGate {
     private readonly leaseMs: number,
   ) {}
 
+  keyOf(delivery: GatedDelivery): string {
+    return admissionKey(delivery);
+  }
+
   admit(event: GatedDelivery): Promise<ClaimResult> {
-    return this.store.claim(eventKey(event), this.owner, this.leaseMs);
+    return this.store.claim(this.keyOf(event), this.owner, this.leaseMs);
   }
 
   /**
@@ -31,7 +40,7 @@ export class EventGate {
    * same id), so the mark is one plain write: no token to compare, one command on Redis instead of a script's three.
    */
   markQueued(event: GatedDelivery, ttlMs: number): Promise<boolean> {
-    return this.store.settle(eventKey(event), "queued", ttlMs);
+    return this.store.settle(this.keyOf(event), "queued", ttlMs);
   }
 
   /**
@@ -45,7 +54,7 @@ export class EventGate {
     ttlMs: number,
     onUnmarked: (err: unknown) => void,
   ): Promise<void> {
-    const key = eventKey(event);
+    const key = this.keyOf(event);
     const queued = enqueue();
     this.queuing.set(key, queued);
     const forget = () => {
@@ -62,14 +71,14 @@ export class EventGate {
 
   /** The enqueue this instance is running for the delivery, if any: settles once its job is durable or failed. */
   queuedHere(event: GatedDelivery): Promise<void> | undefined {
-    return this.queuing.get(eventKey(event));
+    return this.queuing.get(this.keyOf(event));
   }
 
   markRecorded(delivery: GatedDelivery, token: string, ttlMs: number): Promise<boolean> {
-    return this.store.commit(eventKey(delivery), token, "recorded", ttlMs);
+    return this.store.commit(this.keyOf(delivery), token, "recorded", ttlMs);
   }
 
   abandon(event: GatedDelivery, token: string): Promise<boolean> {
-    return this.store.release(eventKey(event), token);
+    return this.store.release(this.keyOf(event), token);
   }
 }

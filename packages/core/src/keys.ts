@@ -10,6 +10,19 @@ export function eventKey(event: Pick<ChatEvent, "workspaceId" | "eventId">): str
   return `event:${event.workspaceId}:${event.eventId}`;
 }
 
+/**
+ * What the event gate admits once. A message whose key is stable is admitted once whatever delivers it, so its twins
+ * (one message as app_mention and as message, as mention_to_me and as message_created) fold into one job before the
+ * job exists. A fingerprint stands for its message only for a window shorter than the gate keeps a delivery, so those
+ * are admitted per delivery and their twins folded by the reply ledger; a feedback click has no message key.
+ */
+export function admissionKey(
+  delivery: Pick<ChatEvent, "workspaceId" | "eventId"> & Partial<Pick<ChatEvent, "messageKey" | "messageKeyWindowMs">>,
+): string {
+  if (delivery.messageKey === undefined || delivery.messageKeyWindowMs !== undefined) return eventKey(delivery);
+  return `message:${delivery.workspaceId}:${delivery.messageKey}`;
+}
+
 /** One user message: stops twins that arrive with different event ids. */
 export function replyKey(event: Pick<QueuedEvent, "workspaceId" | "messageKey">): string {
   return `reply:${event.workspaceId}:${event.messageKey}`;

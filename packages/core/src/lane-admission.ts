@@ -4,7 +4,6 @@ import { toQueued } from "./chat-event.ts";
 import { StoreUnavailableError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { type IngestResponse, ok, retryLater } from "./ingest-response.ts";
-import { eventKey } from "./keys.ts";
 import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { Workspace } from "./ports/tenant-directory.ts";
@@ -118,7 +117,7 @@ export class LaneAdmission {
 
   private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {
     return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
-      lane.queue.enqueue(eventKey(event), { ...toQueued(event), trace: traceCarrier() }, options),
+      lane.queue.enqueue(lane.gate.keyOf(event), { ...toQueued(event), trace: traceCarrier() }, options),
     );
   }
 }

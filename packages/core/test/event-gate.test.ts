@@ -30,6 +30,24 @@ describe("EventGate", () => {
     expect((await gate.admit(event)).claimed).toBe(true);
   });
 
+  it("admits a message once whatever delivers it: a twin with another event id finds its claim", async () => {
+    const mention = chatEvent();
+    const twin = chatEvent({ messageKey: mention.messageKey });
+    expect((await gate.admit(mention)).claimed).toBe(true);
+    expect(await gate.admit(twin)).toMatchObject({ claimed: false, record: { state: "in_progress" } });
+    expect(gate.keyOf(twin)).toBe(gate.keyOf(mention));
+  });
+
+  it("admits each delivery of a fingerprinted message, and a click, by its own event id", async () => {
+    const fingerprinted = chatEvent({ messageKeyWindowMs: 120_000 });
+    const twin = chatEvent({ messageKey: fingerprinted.messageKey, messageKeyWindowMs: 120_000 });
+    expect((await gate.admit(fingerprinted)).claimed).toBe(true);
+    expect((await gate.admit(twin)).claimed).toBe(true);
+    const click = { workspaceId: "ws_a", eventId: "click-1" };
+    expect((await gate.admit(click)).claimed).toBe(true);
+    expect((await gate.admit(click)).claimed).toBe(false);
+  });
+
   it("scopes delivery identities by workspace", async () => {
     const a = chatEvent({ eventId: "Ev-same", workspaceId: "ws_a" });
     const b = chatEvent({ eventId: "Ev-same", workspaceId: "ws_b" });

@@ -92,8 +92,8 @@ describe("Ingest at a distributed app's one URL", () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
     expect(answers.filter((answer) => (answer.body as { duplicate?: boolean }).duplicate)).toHaveLength(1);
     expect(queue.jobs.map(({ id, data }) => [id, data.workspaceId])).toEqual([
-      ["event:ws-a:e1", "ws-a"],
-      ["event:ws-b:e2", "ws-b"],
+      ["message:ws-a:m-e1", "ws-a"],
+      ["message:ws-b:m-e2", "ws-b"],
     ]);
   });
 
@@ -114,7 +114,7 @@ describe("Ingest at a distributed app's one URL", () => {
     expect(queue.jobs).toEqual([]);
     const viaConnection = await ingest.handleApp("unit", unitApp, atApp(message("TA", "e4"), ""), "connection");
     expect(viaConnection.status).toBe(200);
-    expect(queue.jobs.map((job) => job.id)).toEqual(["event:ws-a:e4"]);
+    expect(queue.jobs.map((job) => job.id)).toEqual(["message:ws-a:m-e4"]);
   });
 
   it("disables the workspace whose access was revoked, and queues nothing for it", async () => {

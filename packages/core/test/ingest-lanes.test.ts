@@ -3,7 +3,7 @@ import type { QueuedEvent } from "../src/chat-event.ts";
 import { DatabaseUnavailableError, StoreUnavailableError } from "../src/errors.ts";
 import { EventGate } from "../src/event-gate.ts";
 import { Ingest } from "../src/ingest.ts";
-import { eventKey } from "../src/keys.ts";
+import { admissionKey } from "../src/keys.ts";
 import type { Lane } from "../src/lane-admission.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryQueue } from "../src/memory/job-queue.ts";
@@ -85,7 +85,7 @@ describe("Ingest's lanes", () => {
 
   it("queues, under the same job id, a delivery whose claim is held by an instance that died before queueing it", async () => {
     const sharedStore = new MemoryClaimStore();
-    await sharedStore.claim(eventKey(event), "an instance that died before enqueueing", 30_000);
+    await sharedStore.claim(admissionKey(event), "an instance that died before enqueueing", 30_000);
     const shared = lane(sharedStore);
     const standby = lane(new MemoryClaimStore());
     const through = ingest({ shared, standby, local: lane(new MemoryClaimStore()) });

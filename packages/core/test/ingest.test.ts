@@ -3,7 +3,7 @@ import type { QueuedEvent } from "../src/chat-event.ts";
 import { StoreUnavailableError } from "../src/errors.ts";
 import { EventGate } from "../src/event-gate.ts";
 import { Ingest } from "../src/ingest.ts";
-import { eventKey } from "../src/keys.ts";
+import { admissionKey } from "../src/keys.ts";
 import type { Lane } from "../src/lane-admission.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryQueue } from "../src/memory/job-queue.ts";
@@ -85,6 +85,17 @@ describe("Ingest", () => {
     expect(telemetry.counts).toMatchObject({ deliveryReceived: 2, eventDuplicate: 1, acked: 2 });
   });
 
+  it("queues a message once though its twin carries another event id: one job, the twin acked as a duplicate", async () => {
+    const { ingest, sharedQueue, telemetry } = setUp();
+    expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toEqual({ status: 200, body: { ok: true } });
+    expect(await ingest.handle("unit", "ws-closed", delivery("e2", "m1"))).toEqual({
+      status: 200,
+      body: { ok: true, duplicate: true },
+    });
+    expect(await sharedQueue.depth()).toBe(1);
+    expect(telemetry.counts).toMatchObject({ eventDuplicate: 1 });
+  });
+
   it("answers 401, 400 and 404 and queues nothing", async () => {
     const { ingest, sharedQueue } = setUp();
     expect((await ingest.handle("unit", "ws-closed", delivery("e1", "m1", { signed: false }))).status).toBe(401);
@@ -162,7 +173,11 @@ describe("Ingest", () => {
   it("queues a copy itself, under the same id, when the first's instance died before queueing it", async () => {
     const store = new MemoryClaimStore();
     const { ingest, sharedQueue } = setUp({ sharedStore: store });
-    await store.claim(eventKey({ workspaceId: "ws-closed", eventId: "e1" }), "an instance that died", leaseMs);
+    await store.claim(
+      admissionKey({ workspaceId: "ws-closed", eventId: "e1", messageKey: "m1" }),
+      "an instance that died",
+      leaseMs,
+    );
     expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toMatchObject({ status: 200 });
     expect(await ingest.handle("unit", "ws-closed", delivery("e1", "m1"))).toMatchObject({ status: 200 });
     expect(await sharedQueue.depth()).toBe(1);

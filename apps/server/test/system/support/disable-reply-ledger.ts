@@ -1,10 +1,13 @@
 /*
  * A negative control, never loaded by default: preloaded into every instance (NODE_OPTIONS=--import …) when
- * SYSTEM_SABOTAGE=reply-ledger is set (support/deployment.ts), it turns the reply ledger into a yes-man, so twins that
- * carry different event ids are all answered. The system tests must then fail with duplicates — proof that their
+ * SYSTEM_SABOTAGE=reply-ledger is set (support/deployment.ts), it turns the reply ledger into a yes-man and has the
+ * event gate admit each delivery on its own, so twins that carry different event ids are all answered. The system tests must then fail with duplicates — proof that their
  * counts can see them.
  */
-import { MemoryClaimStore, ReplyLedger, ToolJournal } from "@resident/core";
+import { EventGate, eventKey, MemoryClaimStore, ReplyLedger, ToolJournal } from "@resident/core";
+
+// The gate folds a message's twins into one job (admissionKey): undone, each twin is a job of its own.
+EventGate.prototype.keyOf = (delivery) => eventKey(delivery);
 
 ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged" });
 ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
@@ -21,4 +24,4 @@ ReplyLedger.prototype.journalAndBeginSend = async (_event, text) => ({
 });
 // The tool journal is part of the ledger: each attempt keeps its steps to itself.
 ReplyLedger.prototype.toolJournal = (event, ttlMs) => new ToolJournal(new MemoryClaimStore(), event, ttlMs);
-process.stderr.write("SABOTAGE: the reply ledger is disabled in this instance\n");
+process.stderr.write("SABOTAGE: the reply ledger and the gate's twin folding are disabled in this instance\n");
