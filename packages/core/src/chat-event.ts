@@ -15,6 +15,11 @@ export interface Conversation {
   address?: Record<string, string>;
 }
 
+/** The message being answered opens its thread: nothing was said in it before, so there is nothing to read. */
+export function startsThread({ threadId, replyToId }: Conversation): boolean {
+  return threadId === replyToId;
+}
+
 export interface Author {
   id: string;
   name?: string;

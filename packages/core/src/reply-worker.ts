@@ -1,7 +1,7 @@
 import { SpanKind, trace } from "@opentelemetry/api";
 import { budgetReplies } from "./budget.ts";
 import type { BudgetGuard } from "./budget-guard.ts";
-import type { Platform, QueuedEvent } from "./chat-event.ts";
+import { type Platform, type QueuedEvent, startsThread } from "./chat-event.ts";
 import { OutcomeUnknownError, PermanentSendError, ReplyLeaseHeldError, StoreUnavailableError } from "./errors.ts";
 import { failureSummary } from "./failure-summary.ts";
 import { conversationKey, replyKey } from "./keys.ts";
@@ -232,8 +232,7 @@ export class ReplyWorker {
 
   /** The thread's remembered turns; a message that starts its thread has none, and costs no read. */
   private async history(event: QueuedEvent, ws: WorkspaceRef): Promise<Turn[]> {
-    const { threadId, replyToId } = event.conversation;
-    if (threadId === replyToId) return [];
+    if (startsThread(event.conversation)) return [];
     return this.deps.memory.recent(conversationKey(event), this.historyTurns).catch((error: unknown) => {
       // An answer without the thread's history beats no answer while the store that keeps it is away.
       if (!(error instanceof StoreUnavailableError)) throw error;

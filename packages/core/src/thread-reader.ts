@@ -1,4 +1,4 @@
-import type { QueuedEvent } from "./chat-event.ts";
+import { type QueuedEvent, startsThread } from "./chat-event.ts";
 import { RateLimitedError, StoreUnavailableError } from "./errors.ts";
 import type { PlatformAdapter } from "./ports/platform-adapter.ts";
 import type { SharedCache } from "./ports/shared-cache.ts";
@@ -44,7 +44,7 @@ export class ThreadReader {
   async read(event: QueuedEvent, workspace: Workspace, adapter: PlatformAdapter): Promise<ThreadContext | undefined> {
     const { conversation } = event;
     if (event.context?.length) return { status: "read", ...boundedMessages(event.context, this.maxTokens) };
-    if (!adapter.threadMessages || conversation.threadId === conversation.replyToId) return undefined;
+    if (!adapter.threadMessages || startsThread(conversation)) return undefined;
     const listed = await this.listed(event, workspace, adapter);
     if (!Array.isArray(listed)) return listed;
     const current = listed.findIndex((message) => message.id === conversation.replyToId);

@@ -17,8 +17,9 @@ export interface RedisHealthOptions {
 
 /**
  * Whether Redis is up, as the ack path should see it: a circuit breaker fed by a PING of its own and by the
- * outcomes of real commands (a command answered within the interval stands in for its PING). Down, every command of the fail-fast parts rejects at once, without a round trip, and
- * deliveries go to the PostgreSQL lane; PINGs go on, and the breaker closes by itself once Redis answers again.
+ * outcomes of real commands (a command answered within the interval stands in for its PING). Down, every command of
+ * the fail-fast parts rejects at once, without a round trip, and deliveries go to the PostgreSQL lane; PINGs go on,
+ * and the breaker closes by itself once Redis answers again.
  *
  * Neither sticky nor flappy: one slow or failed command (a busy Redis) is not an outage, only a run of them with
  * no success between, or PINGs unanswered within their own timeout — which catches a frozen Redis (SIGSTOP: its
