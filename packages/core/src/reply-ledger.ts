@@ -1,12 +1,15 @@
 import type { QueuedEvent } from "./chat-event.ts";
-import { answerKey, replyKey, sendingKey, streamKey } from "./keys.ts";
+import { agentStepKey, answerKey, replyKey, sendingKey, streamKey } from "./keys.ts";
 import { type HeldLease, holdLease } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 import { ToolJournal } from "./tool-journal.ts";
 
 export type ReplyClaim =
-  /** `journaled`: the answer an earlier attempt journaled, read with the claim. */
-  | { outcome: "claimed"; token: string; journaled?: string }
+  /**
+   * Read with the claim, as earlier attempts left them: `journaled`, the answer; `firstStep`, the tool-use loop's
+   * turn at step 0 (the ToolJournal's first read).
+   */
+  | { outcome: "claimed"; token: string; journaled?: string; firstStep?: string }
   /** The message was answered already. */
   | { outcome: "answered" }
   /** A twin job (another delivery of the same message) is answering it now; its own job will finish the work. */
@@ -41,8 +44,12 @@ export class ReplyLedger {
   ) {}
 
   async claim(event: QueuedEvent, jobId: string): Promise<ReplyClaim> {
-    const result = await this.store.claim(replyKey(event), jobId, this.leaseMs, answerKey(event));
-    if (result.claimed) return { outcome: "claimed", token: result.token, journaled: result.journaled };
+    const [answer, firstStep] = [answerKey(event), agentStepKey(event, 0)];
+    const result = await this.store.claim(replyKey(event), jobId, this.leaseMs, [answer, firstStep]);
+    if (result.claimed) {
+      const { token, journaled } = result;
+      return { outcome: "claimed", token, journaled: journaled?.[answer], firstStep: journaled?.[firstStep] };
+    }
     if (result.record.state === "done") return { outcome: "answered" };
     return result.record.owner === jobId ? { outcome: "held-by-earlier-attempt" } : { outcome: "answering-elsewhere" };
   }
@@ -69,9 +76,12 @@ export class ReplyLedger {
     return this.store.journal(answerKey(event), text, ttlMs);
   }
 
-  /** The tool-use loop's recovery points for the message, kept as long as its answer. */
-  toolJournal(event: QueuedEvent, ttlMs: number): ToolJournal {
-    return new ToolJournal(this.store, event, ttlMs);
+  /**
+   * The tool-use loop's recovery points for the message, kept as long as its answer; `firstStep` is step 0 as the
+   * claim read it.
+   */
+  toolJournal(event: QueuedEvent, ttlMs: number, firstStep: string | undefined): ToolJournal {
+    return new ToolJournal(this.store, event, ttlMs, new Map([[0, firstStep]]));
   }
 
   /** Records the streamed reply's platform id at its first write; resolves to the id that stands (the first). */

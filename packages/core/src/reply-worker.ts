@@ -93,7 +93,7 @@ export class ReplyWorker {
     job: Job<QueuedEvent>,
     workspace: Workspace,
     adapter: PlatformAdapter,
-    { token, journaled }: { token: string; journaled?: string },
+    { token, journaled, firstStep }: { token: string; journaled?: string; firstStep?: string },
     ws: WorkspaceRef,
   ): Promise<void> {
     const event = job.data;
@@ -115,7 +115,10 @@ export class ReplyWorker {
       const hooks = { onText: send.onText, onStart: working.show };
       text =
         journaled ??
-        (await send.journal(await this.compose(event, workspace, adapter, ws, lease, ttlMs, hooks), lease.signal));
+        (await send.journal(
+          await this.compose(event, workspace, adapter, ws, lease, ttlMs, firstStep, hooks),
+          lease.signal,
+        ));
       stage = "send";
       // A typing indicator that landed after the answer would stand under it for seconds.
       await working.shown();
@@ -189,6 +192,7 @@ export class ReplyWorker {
     ws: WorkspaceRef,
     lease: HeldLease,
     ttlMs: number,
+    firstStep: string | undefined,
     { onText, onStart }: ComposeHooks = {},
   ): Promise<string> {
     const verdict = await this.deps.budgets?.admit(ws, workspace.budgets);
@@ -213,7 +217,7 @@ export class ReplyWorker {
         signal: lease.signal,
         toolServers: workspace.toolServers,
         ...(threads && { readThread: () => threads.read(event, workspace, adapter) }),
-        journal: this.deps.ledger.toolJournal(event, ttlMs),
+        journal: this.deps.ledger.toolJournal(event, ttlMs, firstStep),
         onToolCall: (report) => this.deps.telemetry.toolCalled(ws, report),
         ...(onText ? { onText } : {}),
       });

@@ -24,9 +24,15 @@ export class ToolJournal implements AgentJournal {
     private readonly store: ClaimStore,
     private readonly event: Pick<QueuedEvent, "workspaceId" | "messageKey">,
     private readonly ttlMs: number,
+    /**
+     * Steps read already, with the reply claim (one statement fewer a message). Read after the claim was taken, as
+     * the store's own read would be: a turn a racing attempt keeps later is what keepStep hands back.
+     */
+    private readonly readSteps: ReadonlyMap<number, string | undefined> = new Map(),
   ) {}
 
-  step(step: number): Promise<string | undefined> {
+  async step(step: number): Promise<string | undefined> {
+    if (this.readSteps.has(step)) return this.readSteps.get(step);
     return this.store.journaled(agentStepKey(this.event, step));
   }
 

@@ -29,6 +29,32 @@ describe("ReplyLedger", () => {
     expect((await ledger.claim(failed, "job-b")).outcome).toBe("claimed");
   });
 
+  it("hands the next holder the tool turn an earlier attempt kept, read with the claim, not read again", async () => {
+    const store = new MemoryClaimStore();
+    const ledger = new ReplyLedger(store, 30_000);
+    const event = toQueued(chatEvent());
+    const first = await ledger.claim(event, "job-1");
+    if (first.outcome !== "claimed") throw new Error("expected a claim");
+    expect(first.firstStep).toBeUndefined();
+    await ledger.toolJournal(event, 60_000, first.firstStep).keepStep(0, "turn with a tool call");
+    await ledger.release(event, first.token);
+
+    const next = await ledger.claim(event, "job-2");
+    if (next.outcome !== "claimed") throw new Error("expected a claim");
+    expect(next.firstStep).toBe("turn with a tool call");
+    let reads = 0;
+    const journaled = store.journaled.bind(store);
+    store.journaled = (key) => {
+      reads++;
+      return journaled(key);
+    };
+    const journal = ledger.toolJournal(event, 60_000, next.firstStep);
+    expect(await journal.step(0)).toBe("turn with a tool call");
+    expect(reads).toBe(0);
+    expect(await journal.step(1)).toBeUndefined();
+    expect(reads).toBe(1);
+  });
+
   it("refuses a commit or release from a stale owner after the claim passed on", async () => {
     let now = 0;
     const ledger = new ReplyLedger(new MemoryClaimStore({ now: () => now }), 1_000);

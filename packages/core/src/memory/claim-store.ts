@@ -23,13 +23,18 @@ export class MemoryClaimStore implements ClaimStore {
     this.claims = expiringCache<Held>(options.now ?? Date.now, options.maxClaims);
   }
 
-  async claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult> {
+  async claim(key: string, owner: string, leaseMs: number, readJournals?: readonly string[]): Promise<ClaimResult> {
     const held = this.claims.peek(key);
     if (held) return { claimed: false, record: held.record };
     const token = randomUUID();
     this.claims.set(key, { record: { state: "in_progress", owner }, token }, { ttl: leaseMs });
-    const journaled = readJournal === undefined ? undefined : await this.journaled(readJournal);
-    return journaled === undefined ? { claimed: true, token } : { claimed: true, token, journaled };
+    if (readJournals === undefined) return { claimed: true, token };
+    const journaled: Record<string, string> = {};
+    for (const journal of readJournals) {
+      const value = await this.journaled(journal);
+      if (value !== undefined) journaled[journal] = value;
+    }
+    return { claimed: true, token, journaled };
   }
 
   async extend(key: string, token: string, leaseMs: number): Promise<boolean> {

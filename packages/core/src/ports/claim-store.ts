@@ -21,8 +21,9 @@
 export type ClaimRecord = { state: "in_progress"; owner: string } | { state: "done"; value: string };
 
 export type ClaimResult =
-  /** `journaled`: with `readJournal`, the value journaled under that key, if any. */
-  { claimed: true; token: string; journaled?: string } | { claimed: false; record: ClaimRecord };
+  /** `journaled`: with `readJournals`, the values journaled under those keys, by key (a key with none is absent). */
+  | { claimed: true; token: string; journaled?: Readonly<Record<string, string>> }
+  | { claimed: false; record: ClaimRecord };
 
 /** A claim held by `token`. */
 export interface HeldClaim {
@@ -44,9 +45,9 @@ export interface JournalEntry {
 export interface ClaimStore {
   /**
    * Takes the key if absent. `owner` names the holder (a job id, an instance) for whoever finds the claim. With
-   * `readJournal`, a taken claim also carries the value journaled under that key, read after the claim was taken.
+   * `readJournals`, a taken claim also carries the values journaled under those keys, read after it was taken.
    */
-  claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult>;
+  claim(key: string, owner: string, leaseMs: number, readJournals?: readonly string[]): Promise<ClaimResult>;
   /** Renews the lease; false when the token no longer holds the key. */
   extend(key: string, token: string, leaseMs: number): Promise<boolean>;
   /**

@@ -14,7 +14,7 @@ type ClaimRow = {
   owner: string | null;
   done: boolean | null;
   value: string | null;
-  journaled?: string | null;
+  journaled?: Record<string, string> | null;
 };
 
 /**
@@ -44,14 +44,16 @@ const writeJournal = (k: number) => `
   returning value`;
 
 /*
- * Takes the key when it is absent or its row has expired, in one statement, which also reads the journal named by $5
- * (null: none) from the same snapshot. When the key is held the statement also reads the holder's row — but from the
- * statement's snapshot, which misses a row a concurrent claim committed after it began; `claim` then reads again.
+ * Takes the key when it is absent or its row has expired, in one statement, which also reads the journals named by $5
+ * (an array; null when none was found) from the same snapshot, as one object by key. When the key is held the
+ * statement also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim
+ * committed after it began; `claim` then reads again.
  */
 const claimStatement = `
 with taken as (${takeClaim(1)})
 select true as taken, null as owner, null as done, null as value,
-  (select value from lane_claims where key = $5::text and done and expires_at > now()) as journaled
+  (select jsonb_object_agg(key, value) from lane_claims
+    where key = any($5::text[]) and done and expires_at > now()) as journaled
 from taken
 union all
 select false, owner, done, value, null
@@ -124,16 +126,16 @@ export class PgClaimStore implements ClaimStore {
     this.sweeper.unref();
   }
 
-  claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult> {
+  claim(key: string, owner: string, leaseMs: number, readJournals?: readonly string[]): Promise<ClaimResult> {
     const token = randomBytes(16).toString("base64url");
     return laneCall("claim", async () => {
       // A holder seen by neither read let go in between: the key is free again, so try to take it once more.
       for (let attempt = 1; ; attempt++) {
-        const params = [key, token, owner, leaseMs, readJournal ?? null];
+        const params = [key, token, owner, leaseMs, readJournals ?? []];
         let [row] = await this.sql.query<ClaimRow>(claimStatement, params);
         row ??= (await this.sql.query<ClaimRow>(readStatement, [key]))[0];
         if (row?.taken)
-          return row.journaled == null ? { claimed: true, token } : { claimed: true, token, journaled: row.journaled };
+          return readJournals ? { claimed: true, token, journaled: row.journaled ?? {} } : { claimed: true, token };
         if (row) return { claimed: false, record: toRecord(row) };
         if (attempt >= 3) throw new Error(`claim of ${key} kept changing hands`);
       }

@@ -22,19 +22,24 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
   }
 
   /**
-   * One round trip: SET NX with GET hands a duplicate the record it lost to. A journal to read goes out behind it
-   * (auto-pipelined into the same write; on a cluster it may live on another node, so it is not one script).
+   * One round trip: SET NX with GET hands a duplicate the record it lost to. The journals to read go out behind it
+   * (auto-pipelined into the same write; on a cluster they may live on other nodes, so it is not one script or MGET).
    */
-  claim(key: string, owner: string, leaseMs: number, readJournal?: string): Promise<ClaimResult> {
+  claim(key: string, owner: string, leaseMs: number, readJournals?: readonly string[]): Promise<ClaimResult> {
     const token = newToken();
     return this.call("claim", async () => {
-      const [existing, journaled] = await Promise.all([
+      const [existing, ...stored] = await Promise.all([
         this.client.set(this.prefix + key, inProgress(token, owner), "PX", leaseMs, "NX", "GET"),
-        readJournal === undefined ? undefined : this.client.get(this.prefix + readJournal),
+        ...(readJournals ?? []).map((journal) => this.client.get(this.prefix + journal)),
       ]);
       if (existing !== null) return { claimed: false, record: decodeClaim(existing) };
-      if (journaled === undefined || journaled === null) return { claimed: true, token };
-      return { claimed: true, token, journaled: journaledValue(readJournal as string, journaled) };
+      if (readJournals === undefined) return { claimed: true, token };
+      const journaled: Record<string, string> = {};
+      for (const [i, journal] of readJournals.entries()) {
+        const value = stored[i];
+        if (value != null) journaled[journal] = journaledValue(journal, value);
+      }
+      return { claimed: true, token, journaled };
     });
   }
 

@@ -159,19 +159,19 @@ export function claimCases(store: () => ClaimStore): void {
     expect(await store().journaled(key)).toBe(results[0]);
   });
 
-  it("hands a claim the value journaled beside it, read in the same step, and nothing when there is none", async () => {
-    const [reply, answer] = [fresh("reply"), fresh("answer")];
-    const first = await store().claim(reply, "job:1", 10_000, answer);
-    expect(first).toEqual({ claimed: true, token: expect.any(String) });
+  it("hands a claim the values journaled beside it, read in the same step, and nothing for a key with none", async () => {
+    const [reply, answer, step] = [fresh("reply"), fresh("answer"), fresh("step")];
+    const first = await store().claim(reply, "job:1", 10_000, [answer, step]);
+    expect(first).toEqual({ claimed: true, token: expect.any(String), journaled: {} });
     if (!first.claimed) throw new Error("not claimed");
     await store().journal(answer, 'the answer "quoted"\nd:i:', 10_000);
     await store().release(reply, first.token);
-    expect(await store().claim(reply, "job:2", 10_000, answer)).toEqual({
+    expect(await store().claim(reply, "job:2", 10_000, [answer, step])).toEqual({
       claimed: true,
       token: expect.any(String),
-      journaled: 'the answer "quoted"\nd:i:',
+      journaled: { [answer]: 'the answer "quoted"\nd:i:' },
     });
-    expect(await store().claim(reply, "job:3", 10_000, answer)).toEqual({
+    expect(await store().claim(reply, "job:3", 10_000, [answer, step])).toEqual({
       claimed: false,
       record: { state: "in_progress", owner: "job:2" },
     });
