@@ -6,6 +6,8 @@ import pg from "pg";
  * every lane and ledger statement outside an explicit transaction, so each is one transaction: the delta around a
  * window is the statements the instances sent (plus the few of their pollers and sweepers, measured idle apart).
  */
+export const countsSettleMs = 11_000;
+
 export class PostgresProbe {
   private readonly client: pg.Client;
 
@@ -21,7 +23,9 @@ export class PostgresProbe {
 
   /**
    * Transactions so far and when (the probe's own two a reading are in the count: negligible against thousands).
-   * PostgreSQL's counters lag up to a second, so read after a settle time.
+   * A busy backend reports its counts at most once a second, and one that then goes idle holds the rest for up to
+   * 10 s (PostgreSQL's PGSTAT_IDLE_INTERVAL): read `countsSettleMs` after the traffic, or its last second falls into
+   * the next window.
    */
   async snapshot(): Promise<{ transactions: number; at: number }> {
     // Without this, a transaction reads the statistics snapshot it took first: every read would say the same.

@@ -20,7 +20,7 @@ import { killMidStorm } from "./kill.ts";
 import { closedLoop, openLoop, type PreparedRequest, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { CommandMonitor } from "./monitor.ts";
-import { PostgresProbe } from "./postgres-probe.ts";
+import { countsSettleMs, PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
 import { type Measured, type Report, render } from "./report.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
@@ -231,7 +231,8 @@ async function main(): Promise<number> {
   forget(sentThreads, live.length - liveFeed.taken);
   step("waiting for the workers to answer the rest");
   const liveDrain = await drain(dep, redis, acceptedUnique);
-  await sleep(settings.settleMs);
+  // PostgreSQL's counts of the run before must be in before the end-to-end window opens.
+  await sleep(countsSettleMs);
 
   // End to end, with Redis' counters around it.
   const n = settings.e2eMessages;
@@ -250,6 +251,7 @@ async function main(): Promise<number> {
   acceptedUnique += e2e.result.fire.ok;
   await sleep(settings.settleMs);
   const uniqueAfter = await redis.snapshot();
+  await sleep(countsSettleMs - settings.settleMs);
   const pgAfter = await pg.snapshot();
   const windowMs = uniqueAfter.at - uniqueBefore.at;
 
