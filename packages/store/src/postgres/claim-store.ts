@@ -85,7 +85,7 @@ from (select 1) as one
 left join lane_claims as holder
   on holder.key = $4 and holder.expires_at > now() and not exists (select 1 from taken)`;
 
-type JournalAndClaimRow = ClaimRow & { journaled: string | null; journal_done: boolean | null };
+type JournalAndClaimRow = Omit<ClaimRow, "journaled"> & { journaled: string | null; journal_done: boolean | null };
 
 /** A row is held by `token` while it is in progress and unexpired. */
 const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
@@ -219,6 +219,6 @@ function journaledValue(key: string, row: ClaimRow): string {
   return row.value ?? "";
 }
 
-function toRecord(row: ClaimRow): ClaimRecord {
+function toRecord(row: Pick<ClaimRow, "owner" | "done" | "value">): ClaimRecord {
   return row.done ? { state: "done", value: row.value ?? "" } : { state: "in_progress", owner: row.owner ?? "" };
 }
