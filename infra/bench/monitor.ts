@@ -51,10 +51,16 @@ export class CommandMonitor {
   }
 }
 
-function roleOf(name: string | undefined): string {
+export function roleOf(name: string | undefined): string {
   if (!name) return "unnamed";
   const [owner, role] = name.split(":");
   return owner === "resident" && role ? role : name;
+}
+
+/** What a key is for: `queue` for the job queue's, else the kind after `rsd:` (`event`, `message`, `reply`, …). */
+export function keyKind(key: string): string {
+  if (key.startsWith("{rsd}:replies:")) return "queue";
+  return /^rsd:([a-z]+)/.exec(key)?.[1] ?? key;
 }
 
 function describeBlock(inner: string[][]): string {
@@ -91,6 +97,8 @@ function tally(seen: Seen[], names: Map<string, string>): RoundTrips {
       open.delete(source);
     } else if (block) {
       block.push([command, ...args.slice(1)]);
+    } else if (command === "evalsha" || command === "eval") {
+      add(role, `script on ${keyKind(String(args[3]))}`);
     } else {
       add(role, command);
     }

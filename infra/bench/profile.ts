@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
 import { appMention } from "@resident/testkit/slack";
 import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
+import { keyKind, roleOf } from "./monitor.ts";
 import { RedisProbe } from "./redis-probe.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 
@@ -216,16 +217,6 @@ async function watch(
 }
 
 /** `rsd:event:…` → `event`, `{rsd}:replies:stream` → `queue`: what kind of key a script works on. */
-function keyKind(key: string): string {
-  if (key.startsWith("{rsd}:replies:")) return "queue";
-  return /^rsd:([a-z]+)/.exec(key)?.[1] ?? key;
-}
-
-function roleOf(name: string | undefined): string {
-  if (!name) return "unnamed";
-  const [owner, role] = name.split(":");
-  return owner === "resident" && role ? role : name;
-}
 
 function tallyCommands({ seen, names }: { seen: Seen[]; names: Map<string, string> }, messages: number): string {
   const rows = new Map<string, { trips: number; commands: number }>();

@@ -11,6 +11,7 @@ import {
   MemoryClaimStore,
   MemoryConversationMemory,
   MemoryQueue,
+  MemoryQueuedAdmission,
   OutboundSender,
   type PlatformDescriptor,
   type QueuedEvent,
@@ -99,20 +100,26 @@ export async function createRuntime(
   });
 
   const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
+  const localQueue = new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency });
   const localMemory = new MemoryConversationMemory();
   // Token counts no budget waits on go to Redis every 5 s, not one MULTI an answer: the console charts days.
   const usageBatch = new UsageBatch(shared.usage, logger).start(5_000);
   const budgets = new BudgetGuard(shared.usage, shared.limiter, logger, Date.now, usageBatch);
   const threads = new ThreadReader({ cache: shared.cache, logger });
   const lanes: { shared: Lane; standby?: Lane; local: Lane } = {
-    shared: { gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs), queue: shared.queue },
+    shared: {
+      gate: new EventGate(shared.claims, config.instanceId, config.claimLeaseMs),
+      queue: shared.queue,
+      admission: shared.admission,
+    },
     standby: standby && {
       gate: new EventGate(standby.claims, config.instanceId, config.claimLeaseMs),
       queue: standby.queue,
     },
     local: {
       gate: new EventGate(localClaims, config.instanceId, config.claimLeaseMs),
-      queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
+      queue: localQueue,
+      admission: new MemoryQueuedAdmission(localClaims, localQueue),
     },
   };
   const distributions = platforms.distributions({

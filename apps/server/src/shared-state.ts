@@ -8,7 +8,9 @@ import {
   MemoryClaimStore,
   MemoryConversationMemory,
   MemoryQueue,
+  MemoryQueuedAdmission,
   MemoryUsageMeter,
+  type QueuedAdmission,
   type QueuedEvent,
   type RateLimiter,
   type SharedCache,
@@ -32,6 +34,7 @@ import {
   type RedisRole,
   RedisStatsStore,
   RedisUsageMeter,
+  redisQueuedAdmission,
 } from "@resident/store";
 import type { Config } from "./config.ts";
 
@@ -41,6 +44,8 @@ export interface SharedState {
   memory: ConversationMemory;
   stats: StatsStore;
   queue: JobQueue<QueuedEvent>;
+  /** The gate's claim and the enqueue in one step, where the store can (not on Redis Cluster). */
+  admission?: QueuedAdmission<QueuedEvent>;
   changeFeed: ChangeFeed;
   limiter: RateLimiter;
   /** LLM tokens per tenant and workspace per day, for budgets. */
@@ -55,11 +60,14 @@ export interface SharedState {
 
 /** The single-instance state used without REDIS_URL. */
 export function memoryState(config: Config): SharedState {
+  const claims = new MemoryClaimStore();
+  const queue = new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency });
   return {
-    claims: new MemoryClaimStore(),
+    claims,
     memory: new MemoryConversationMemory(),
     stats: new MemoryStatsStore(),
-    queue: new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency }),
+    queue,
+    admission: new MemoryQueuedAdmission(claims, queue),
     changeFeed: new MemoryChangeFeed(),
     limiter: new MemoryRateLimiter(),
     usage: new MemoryUsageMeter(),
@@ -107,6 +115,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     memory: new RedisConversationMemory(command, { health }),
     stats: new RedisStatsStore(command, { health }),
     queue,
+    admission: redisQueuedAdmission(producer, queue, { health }),
     changeFeed: new RedisChangeFeed(command, subscriber, { onError: throttled(logger, "change feed") }),
     limiter: new FailoverRateLimiter(new RedisRateLimiter(command), new MemoryRateLimiter()),
     usage: new RedisUsageMeter(command, { health }),

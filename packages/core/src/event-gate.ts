@@ -1,6 +1,10 @@
 import type { ChatEvent } from "./chat-event.ts";
 import { admissionKey } from "./keys.ts";
-import type { ClaimResult, ClaimStore } from "./ports/claim-store.ts";
+import type { ClaimRecord, ClaimResult, ClaimStore } from "./ports/claim-store.ts";
+import type { QueuedAdmission } from "./ports/queued-admission.ts";
+
+/** The done record of a delivery whose job is queued. */
+const queued = "queued";
 
 /**
  * What the gate needs of a delivery: its workspace and its identity there (a ChatEvent, a feedback click's), and
@@ -12,7 +16,8 @@ export type GatedDelivery = Pick<ChatEvent, "workspaceId" | "eventId"> &
 /**
  * The first layer: one atomic claim per delivery identity, taken before anything with a side effect.
  * A claim is held only from the webhook's arrival until its job is durably queued; it then becomes a long-lived
- * `queued` marker, because from that moment the queue owns the work and a redelivery has nothing left to add.
+ * `queued` marker, because from that moment the queue owns the work and a redelivery has nothing left to add. A lane
+ * that can do all three in one step (admitQueued) writes the marker at once, and then no claim is ever in progress.
  * A crash between claim and enqueue is healed by the short lease and the platform's own retry. A feedback click goes
  * through the same gate, its `recorded` marker set once its vote is kept. The claim's key (`keyOf`) is also the id
  * its job is queued under, so whoever queues for it queues the one job.
@@ -36,11 +41,24 @@ export class EventGate {
   }
 
   /**
+   * Claims the delivery, queues its job `data` and marks it queued in one step (QueuedAdmission): resolves to
+   * undefined once the job is durable, or to the record a duplicate found (and then changes nothing).
+   */
+  admitQueued<T>(
+    event: GatedDelivery,
+    admission: QueuedAdmission<T>,
+    data: T,
+    ttlMs: number,
+  ): Promise<ClaimRecord | undefined> {
+    return admission.admit(this.keyOf(event), data, queued, ttlMs);
+  }
+
+  /**
    * Once the job is durable, `queued` is true whoever holds the claim (a lapsed lease's successor queues under the
    * same id), so the mark is one plain write: no token to compare, one command on Redis instead of a script's three.
    */
   markQueued(event: GatedDelivery, ttlMs: number): Promise<boolean> {
-    return this.store.settle(this.keyOf(event), "queued", ttlMs);
+    return this.store.settle(this.keyOf(event), queued, ttlMs);
   }
 
   /**

@@ -4,7 +4,9 @@ import { toQueued } from "./chat-event.ts";
 import { StoreUnavailableError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { type IngestResponse, ok, retryLater } from "./ingest-response.ts";
+import type { ClaimResult } from "./ports/claim-store.ts";
 import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
+import type { QueuedAdmission } from "./ports/queued-admission.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
 import type { Workspace } from "./ports/tenant-directory.ts";
 import { inSpan, traceCarrier } from "./tracing.ts";
@@ -16,6 +18,8 @@ import { inSpan, traceCarrier } from "./tracing.ts";
 export interface Lane {
   gate: EventGate;
   queue: JobQueue<QueuedEvent>;
+  /** The gate's claim, the enqueue and the queued mark in one step, where the lane's store can do that. */
+  admission?: QueuedAdmission<QueuedEvent>;
 }
 
 export interface LaneDeps {
@@ -70,17 +74,20 @@ export class LaneAdmission {
   }
 
   /**
-   * Claims the delivery and queues its job. A duplicate is acknowledged only once the delivery it duplicates is
-   * durably queued: one that finds the claim still in progress (its holder is between claim and enqueue — or died
-   * there) queues the job itself under the same id, which the queue adds once, rather than trusting the holder.
+   * Claims the delivery and queues its job: in one step where the lane can (QueuedAdmission), else claim, enqueue,
+   * then mark. A duplicate is acknowledged only once the delivery it duplicates is durably queued: one that finds the
+   * claim still in progress (its holder is between claim and enqueue — or died there, or is on a two-step lane)
+   * queues the job itself under the same id, which the queue adds once, rather than trusting the holder.
    */
   private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
-    const claim = await inSpan("gate", {}, async (span) => {
-      const claim = await lane.gate.admit(event);
-      span.setAttribute("resident.gate.outcome", claim.claimed ? "claimed" : claim.record.state);
-      if (!claim.claimed) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
-      return claim;
+    const ttlMs = workspace.settings.eventTtlSeconds * 1000;
+    const { admission } = lane;
+    const claim = await this.gated(async () => {
+      if (!admission) return lane.gate.admit(event);
+      const standing = await this.traced(() => lane.gate.admitQueued(event, admission, this.job(event), ttlMs));
+      return standing ? { claimed: false, record: standing } : undefined;
     });
+    if (!claim) return ok();
     if (!claim.claimed) {
       if (claim.record.state === "in_progress") await this.queuedAlready(lane, event);
       this.deps.telemetry.eventDuplicate(ws);
@@ -93,7 +100,7 @@ export class LaneAdmission {
       await lane.gate.queue(
         event,
         () => this.enqueue(lane, event),
-        workspace.settings.eventTtlSeconds * 1000,
+        ttlMs,
         (err) => this.deps.logger.warn({ err, workspaceId: ws.workspaceId }, "could not mark event queued"),
       );
     } catch (error) {
@@ -101,6 +108,17 @@ export class LaneAdmission {
       throw error;
     }
     return ok();
+  }
+
+  /** The gate's span around a claim; undefined stands for a delivery admitted and queued in the same step. */
+  private gated(claim: () => Promise<ClaimResult | undefined>): Promise<ClaimResult | undefined> {
+    return inSpan("gate", {}, async (span) => {
+      const result = await claim();
+      const suppressed = result !== undefined && !result.claimed;
+      span.setAttribute("resident.gate.outcome", suppressed ? result.record.state : "claimed");
+      if (suppressed) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
+      return result;
+    });
   }
 
   /**
@@ -116,8 +134,15 @@ export class LaneAdmission {
   }
 
   private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {
-    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
-      lane.queue.enqueue(lane.gate.keyOf(event), { ...toQueued(event), trace: traceCarrier() }, options),
-    );
+    return this.traced(() => lane.queue.enqueue(lane.gate.keyOf(event), this.job(event), options));
+  }
+
+  /** The producer's span: the job it queues carries its context to the worker. */
+  private traced<T>(queue: () => Promise<T>): Promise<T> {
+    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, queue);
+  }
+
+  private job(event: ChatEvent): QueuedEvent {
+    return { ...toQueued(event), trace: traceCarrier() };
   }
 }

@@ -13,6 +13,7 @@ export { RedisClaimStore } from "./redis/claim-store.ts";
 export { connectRedis, type RedisClient, type RedisConnectionOptions, type RedisRole } from "./redis/connection.ts";
 export { RedisConversationMemory } from "./redis/conversation-memory.ts";
 export { RedisQueue, type RedisQueueOptions } from "./redis/job-queue.ts";
+export { RedisQueuedAdmission, redisQueuedAdmission } from "./redis/queued-admission.ts";
 export { RedisRateLimiter, type RedisRateLimiterOptions } from "./redis/rate-limiter.ts";
 export { RedisHealth, type RedisHealthOptions } from "./redis/redis-health.ts";
 export { parseRedisUrl, type RedisTarget } from "./redis/redis-url.ts";

@@ -1,4 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { RedisServer } from "@resident/testkit/processes";
+import { expect, it, vi } from "vitest";
+import { connectRedis, RedisClaimStore, RedisQueue, redisQueuedAdmission } from "../src/index.ts";
+import { admissionContract } from "./support/admission-contract.ts";
+import { fresh } from "./support/claim-contract.ts";
 import { redisBackend } from "./support/redis-backend.ts";
 import { storeContract } from "./support/store-contract.ts";
 
@@ -12,4 +17,71 @@ storeContract("redis standalone", async () => {
       await server.dispose();
     },
   };
+});
+
+/** The lane's parts as an instance builds them: the gate's claims on `command`, the queue and the admission on `producer`. */
+async function admissionLane(url: string) {
+  const [command, producer, worker] = [
+    connectRedis(url, "command"),
+    connectRedis(url, "producer"),
+    connectRedis(url, "worker"),
+  ];
+  const claims = new RedisClaimStore(command);
+  await vi.waitFor(() => claims.ping(), { timeout: 10_000 });
+  const queue = async () => {
+    const queue = new RedisQueue<{ n: number; text: string }>({
+      producer,
+      worker,
+      name: `q-${randomUUID()}`,
+      backoffMs: 20,
+    });
+    await vi.waitFor(() => queue.depth(), { timeout: 10_000 });
+    const admission = redisQueuedAdmission(producer, queue);
+    if (!admission) throw new Error("Redis standalone offers the one-step admission");
+    return { queue, admission };
+  };
+  return {
+    claims,
+    queue,
+    command,
+    close: () => Promise.all([command, producer, worker].map((client) => client.quit())),
+  };
+}
+
+admissionContract("redis standalone", async () => {
+  const server = await RedisServer.start();
+  const lane = await admissionLane(server.url);
+  return {
+    ...lane,
+    close: async () => {
+      await lane.close();
+      await server.dispose();
+    },
+  };
+});
+
+it("admits a delivery, and turns its duplicate away, in one script call each: one round trip", async () => {
+  const server = await RedisServer.start();
+  const lane = await admissionLane(server.url);
+  try {
+    const { admission } = await lane.queue();
+    const calls = async () => {
+      const stats = String(await lane.command.info("commandstats"));
+      const count = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { scripts: count("evalsha") + count("eval"), plain: count("set") + count("get") + count("xadd") };
+    };
+    const key = fresh("event");
+    const before = await calls();
+    await admission.admit(key, { n: 1, text: "" }, "queued", 10_000);
+    const admitted = await calls();
+    await admission.admit(key, { n: 1, text: "" }, "queued", 10_000);
+    const duplicate = await calls();
+    expect(admitted.scripts - before.scripts).toBe(1);
+    expect(duplicate.scripts - admitted.scripts).toBe(1);
+    // GET, SET NX of the mark, XADD, SET of the record — inside the one script; the duplicate's GET alone.
+    expect([admitted.plain - before.plain, duplicate.plain - admitted.plain]).toEqual([4, 1]);
+  } finally {
+    await lane.close();
+    await server.dispose();
+  }
 });

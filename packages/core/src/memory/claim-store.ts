@@ -63,11 +63,19 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   async journal(key: string, value: string, ttlMs: number): Promise<string> {
+    const standing = this.keepIfAbsent(key, value, ttlMs);
+    if (standing?.state === "in_progress") throw new CorruptRecordError(`${key} is claimed, not journaled`);
+    return standing === undefined ? value : standing.value;
+  }
+
+  /**
+   * Writes done{value} under an absent key, kept for `ttlMs`; returns the record standing there instead, if any.
+   * Synchronous, so that a caller can add a job in the same step (MemoryQueuedAdmission).
+   */
+  keepIfAbsent(key: string, value: string, ttlMs: number): ClaimRecord | undefined {
     const standing = this.claims.peek(key)?.record;
-    if (standing?.state === "done") return standing.value;
-    if (standing) throw new CorruptRecordError(`${key} is claimed, not journaled`);
-    this.claims.set(key, { record: { state: "done", value } }, { ttl: ttlMs });
-    return value;
+    if (!standing) this.claims.set(key, { record: { state: "done", value } }, { ttl: ttlMs });
+    return standing;
   }
 
   async journaled(key: string): Promise<string | undefined> {

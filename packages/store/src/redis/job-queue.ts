@@ -43,7 +43,8 @@ export interface RedisQueueOptions {
  * job waits, runs or is delayed, and for the retention after it ended.
  */
 export class RedisQueue<T> implements JobQueue<T> {
-  private readonly keys: QueueKeys;
+  /** Where its jobs are kept, for a script that adds jobs beside other writes (RedisQueuedAdmission). */
+  readonly keys: QueueKeys;
 
   constructor(private readonly options: RedisQueueOptions) {
     const base = `${options.prefix ?? "{rsd}"}:${options.name ?? "replies"}`;

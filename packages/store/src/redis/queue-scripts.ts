@@ -14,13 +14,22 @@ import type { RedisClient } from "./connection.ts";
 
 const now = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) ";
 
+/**
+ * Lua that adds a job unless its id is known (its mark stands), leaving `added` true when it did; each argument
+ * names where the script has that value (`KEYS[1]`, `ARGV[2]`). The admission script adds jobs with it too.
+ */
+export function addJob(at: { stream: string; mark: string; id: string; data: string }): string {
+  return `local added = redis.call('SET', ${at.mark}, 'live', 'NX')
+if added then redis.call('XADD', ${at.stream}, '*', 'id', ${at.id}, 'data', ${at.data}, 'attempt', '1') end
+`;
+}
+
 const scripts = {
   /** KEYS: stream, mark · ARGV: job id, data → 1 added, 0 the id is known */
   rsdQueueAdd: {
     keys: 2,
-    lua: `if not redis.call('SET', KEYS[2], 'live', 'NX') then return 0 end
-redis.call('XADD', KEYS[1], '*', 'id', ARGV[1], 'data', ARGV[2], 'attempt', '1')
-return 1`,
+    lua: `${addJob({ stream: "KEYS[1]", mark: "KEYS[2]", id: "ARGV[1]", data: "ARGV[2]" })}if added then return 1 end
+return 0`,
   },
   /**
    * KEYS: stream, then one mark per entry · ARGV: group, then entry id, mark value, mark ttl ms per entry →
