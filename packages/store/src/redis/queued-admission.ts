@@ -9,12 +9,13 @@ import type { QueueKeys } from "./stream-consumer.ts";
 
 /**
  * KEYS: gate key, stream, mark · ARGV: job id, data, done record, ttl ms → {} admitted, {record} the record standing.
- * One script, so one unit in the AOF too: after a crash the gate's record and the job exist both or neither.
+ * The record is written first (SET NX GET, the claim's command: a duplicate costs that one command in the script)
+ * and the job added after it: nothing runs between them, and a script is one unit in the AOF too, so after a crash
+ * the gate's record and the job exist both or neither.
  */
-const admitQueued = `local standing = redis.call('GET', KEYS[1])
+const admitQueued = `local standing = redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4], 'NX', 'GET')
 if standing then return {standing} end
-${addJob({ stream: "KEYS[2]", mark: "KEYS[3]", id: "ARGV[1]", data: "ARGV[2]" })}redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-return {}`;
+${addJob({ stream: "KEYS[2]", mark: "KEYS[3]", id: "ARGV[1]", data: "ARGV[2]" })}return {}`;
 
 declare module "ioredis" {
   interface RedisCommander<Context> {
