@@ -82,9 +82,10 @@ export class LaneAdmission {
   private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
     const ttlMs = workspace.settings.eventTtlSeconds * 1000;
     const { admission } = lane;
-    const claim = await this.gated(async () => {
+    // A one-step gate queues the job, so its span is the producer whose context the job carries to the worker.
+    const claim = await this.gated(admission ? SpanKind.PRODUCER : SpanKind.INTERNAL, async () => {
       if (!admission) return lane.gate.admit(event);
-      const standing = await this.traced(() => lane.gate.admitQueued(event, admission, this.job(event), ttlMs));
+      const standing = await lane.gate.admitQueued(event, admission, this.job(event), ttlMs);
       return standing ? { claimed: false, record: standing } : undefined;
     });
     if (!claim) return ok();
@@ -111,8 +112,8 @@ export class LaneAdmission {
   }
 
   /** The gate's span around a claim; undefined stands for a delivery admitted and queued in the same step. */
-  private gated(claim: () => Promise<ClaimResult | undefined>): Promise<ClaimResult | undefined> {
-    return inSpan("gate", {}, async (span) => {
+  private gated(kind: SpanKind, claim: () => Promise<ClaimResult | undefined>): Promise<ClaimResult | undefined> {
+    return inSpan("gate", { kind }, async (span) => {
       const result = await claim();
       const suppressed = result !== undefined && !result.claimed;
       span.setAttribute("resident.gate.outcome", suppressed ? result.record.state : "claimed");
@@ -134,12 +135,9 @@ export class LaneAdmission {
   }
 
   private enqueue(lane: Lane, event: ChatEvent, options?: EnqueueOptions): Promise<void> {
-    return this.traced(() => lane.queue.enqueue(lane.gate.keyOf(event), this.job(event), options));
-  }
-
-  /** The producer's span: the job it queues carries its context to the worker. */
-  private traced<T>(queue: () => Promise<T>): Promise<T> {
-    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, queue);
+    return inSpan("enqueue", { kind: SpanKind.PRODUCER }, () =>
+      lane.queue.enqueue(lane.gate.keyOf(event), this.job(event), options),
+    );
   }
 
   private job(event: ChatEvent): QueuedEvent {
