@@ -20,9 +20,9 @@ const ttlSeconds = 3_600;
 class CountingClaims extends MemoryClaimStore {
   claimCalls = 0;
   settleCalls = 0;
-  override claim(key: string, owner: string, lease: number, readJournal?: string): Promise<ClaimResult> {
+  override claim(key: string, owner: string, lease: number, readJournals?: readonly string[]): Promise<ClaimResult> {
     this.claimCalls++;
-    return super.claim(key, owner, lease, readJournal);
+    return super.claim(key, owner, lease, readJournals);
   }
   override settle(key: string, value: string, ttlMs: number): Promise<boolean> {
     this.settleCalls++;
