@@ -23,7 +23,7 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
 
   /**
    * One round trip: SET NX with GET hands a duplicate the record it lost to. The journals to read go out behind it
-   * (auto-pipelined into the same write; on a cluster they may live on other nodes, so it is not one script or MGET).
+   * (sent right after it, so one round trip; on a cluster they may live on other nodes, so it is not one script or MGET).
    */
   claim(key: string, owner: string, leaseMs: number, readJournals?: readonly string[]): Promise<ClaimResult> {
     const token = newToken();
@@ -88,7 +88,7 @@ export class RedisClaimStore extends RedisPort implements ClaimStore {
     });
   }
 
-  /** The two SET NX GET go out together (auto-pipelined: one round trip; on a cluster they may be on two nodes). */
+  /** The two SET NX GET go out back to back, one round trip (on a cluster they may be on two nodes). */
   async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
     const [journaled, claim] = await Promise.all([
       this.journal(entry.key, entry.value, entry.ttlMs),

@@ -8,8 +8,11 @@ export type RedisClient = Redis | Cluster;
  * What a connection is for decides how it behaves while Redis is away:
  * - `command` (the store, the rate limiter, publishing changes) and `producer` (enqueue) fail fast: no offline
  *   queue, a command in flight when the socket drops is rejected at once, every command is bounded by a timeout
- *   and a silent socket is torn down — so the ack path answers 503 or fails open within milliseconds. They
- *   auto-pipeline: the commands of concurrent acks share one write per event-loop tick.
+ *   and a silent socket is torn down — so the ack path answers 503 or fails open within milliseconds. They do
+ *   not auto-pipeline: ioredis builds a whole Pipeline (and a deferred flush) for every command that finds none
+ *   pending, which at a steady rate is nearly every command, so it cost the ack ~16 % more CPU and ~1.8× the
+ *   allocations (a scavenge a second per instance) for writes that rarely had anything to share
+ *   (infra/bench/README.md, "Where the tail came from").
  * - `worker` (the queue's consumers, whose settlements must land once Redis is back) and `subscriber` (the change
  *   feed) wait: commands queue until Redis is back, subscriptions are renewed after every reconnect.
  * Every role keeps reconnecting in the background forever, after a failed first connection too.
@@ -46,12 +49,10 @@ export function connectRedis(url: string, role: RedisRole, options: RedisConnect
       ? new Redis(target.url, {
           ...perConnection,
           enableOfflineQueue: !failFast,
-          enableAutoPipelining: failFast,
           retryStrategy: reconnectDelay,
         })
       : new Cluster(target.nodes, {
           enableOfflineQueue: !failFast,
-          enableAutoPipelining: failFast,
           clusterRetryStrategy: reconnectDelay,
           redisOptions: {
             ...perConnection,
