@@ -1,4 +1,5 @@
-import { PermanentSendError } from "@resident/core";
+import { randomUUID } from "node:crypto";
+import { DatabaseUnavailableError, PermanentSendError, StoreUnavailableError } from "@resident/core";
 import { createDatabase, type TestDatabase } from "@resident/testkit/processes";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -31,6 +32,36 @@ const waiting = { timeout: 10_000, interval: 20 };
 
 describe("PgClaimStore", () => {
   claimCases(() => claims);
+
+  it("claims and commits the calls of one event-loop turn in one statement each, a repeated key in the next", async () => {
+    const statements: string[] = [];
+    const counted = new PgClaimStore({
+      query: (text, params) => {
+        statements.push(text.trimStart().split(/\s/, 1)[0] ?? "");
+        return sql.query(text, params);
+      },
+    });
+    const keys = Array.from({ length: 8 }, (_, i) => `reply:ws-batch:${randomUUID()}:${i}`);
+    const claims = await Promise.all([...keys, keys[0] ?? ""].map((key, i) => counted.claim(key, `job:${i}`, 10_000)));
+    expect(claims.filter((claim) => claim.claimed)).toHaveLength(8);
+    expect(claims.at(-1)).toEqual({ claimed: false, record: { state: "in_progress", owner: "job:0" } });
+    expect(statements).toEqual(["with", "with"]);
+    const tokens = claims.map((claim) => (claim.claimed ? claim.token : ""));
+    expect(await Promise.all(keys.map((key, i) => counted.commit(key, tokens[i] ?? "", "sent", 10_000)))).toEqual(
+      keys.map(() => true),
+    );
+    expect(statements).toHaveLength(3);
+    counted.close();
+  });
+
+  it("rejects every call of a batch whose statement failed, each as the lane being away", async () => {
+    const away = new PgClaimStore({
+      query: () => Promise.reject(new DatabaseUnavailableError("connection refused")),
+    });
+    const calls = ["a", "b", "c"].map((n) => away.claim(`reply:ws-away:${n}`, "job", 10_000));
+    for (const call of calls) await expect(call).rejects.toBeInstanceOf(StoreUnavailableError);
+    away.close();
+  });
 
   it("sweeps expired rows without being asked", async () => {
     const sweeping = new PgClaimStore(sql, { sweepIntervalMs: 50 });

@@ -6,6 +6,7 @@ import {
   CorruptRecordError,
   type HeldClaim,
   type JournalEntry,
+  TurnBatch,
 } from "@resident/core";
 import { type LaneSql, laneCall, msFromNow } from "./sql.ts";
 
@@ -44,20 +45,34 @@ const writeJournal = (k: number) => `
   returning value`;
 
 /*
- * Takes the key when it is absent or its row has expired, in one statement, which also reads the journals named by $5
- * (an array; null when none was found) from the same snapshot, as one object by key. When the key is held the
- * statement also reads the holder's row — but from the statement's snapshot, which misses a row a concurrent claim
- * committed after it began; `claim` then reads again.
+ * Takes each key of a batch ($1–$4: keys, tokens, owners, lease ms) when it is absent or its row has expired, in one
+ * statement, which also reads the journals named for it ($5, $6: the claim's key and the journal's, pair by pair; null
+ * when none was found) from the same snapshot, as one object by key. The rows are taken in key order, as every
+ * statement of the lane takes its rows, so that two statements never wait on each other's rows. A key that is held
+ * comes back with the holder's row — but from the statement's snapshot, which misses a row a concurrent claim
+ * committed after it began (`held` false); `claim` then reads again.
  */
 const claimStatement = `
-with taken as (${takeClaim(1)})
-select true as taken, null as owner, null as done, null as value,
-  (select jsonb_object_agg(key, value) from lane_claims
-    where key = any($5::text[]) and done and expires_at > now()) as journaled
-from taken
-union all
-select false, owner, done, value, null
-from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from taken)`;
+with input as (
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::double precision[]) as i(key, token, owner, lease_ms)
+),
+taken as (
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  select key, token, owner, false, null, now() + lease_ms * interval '1 millisecond' from input order by key
+  on conflict (key) do update
+    set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning c.key
+),
+wanted as (select * from unnest($5::text[], $6::text[]) as w(claim_key, key))
+select i.key, t.key is not null as taken, h.key is not null as held, h.owner, h.done, h.value,
+  case when t.key is not null then
+    (select jsonb_object_agg(j.key, j.value) from wanted w join lane_claims j on j.key = w.key
+      where w.claim_key = i.key and j.done and j.expires_at > now())
+  end as journaled
+from input i
+left join taken t on t.key = i.key
+left join lane_claims h on t.key is null and h.key = i.key and h.expires_at > now()`;
 
 const readStatement =
   "select false as taken, owner, done, value from lane_claims where key = $1 and expires_at > now()";
@@ -85,22 +100,63 @@ from (select 1) as one
 left join lane_claims as holder
   on holder.key = $4 and holder.expires_at > now() and not exists (select 1 from taken)`;
 
+/** A claim's row in claimStatement's answer; `held`: the holder's row was read (false: neither it nor `taken`). */
+type BatchedClaimRow = ClaimRow & { key: string; held?: boolean };
+
+interface ClaimCall {
+  key: string;
+  token: string;
+  owner: string;
+  leaseMs: number;
+  readJournals: readonly string[];
+}
+
+interface CommitCall {
+  key: string;
+  token: string;
+  value: string;
+  ttlMs: number;
+  release: HeldClaim | undefined;
+}
+
+const byKey = (call: { key: string }) => call.key;
+
 type JournalAndClaimRow = Omit<ClaimRow, "journaled"> & { journaled: string | null; journal_done: boolean | null };
 
-/** A row is held by `token` while it is in progress and unexpired. */
+/** A row is held by `token`. */
 const heldBy = "key = $1 and token = $2 and not done and expires_at > now()";
 
-const commitStatement = `update lane_claims set token = null, done = true, value = $3, expires_at = ${msFromNow(4)} where ${heldBy} returning 1`;
-
-/** The commit, and the release of the claim held by $6 under $5 only if the commit took: one statement. */
-const commitAndReleaseStatement = `
-with committed as (${commitStatement}),
+/*
+ * Commits each claim of a batch ($1–$4: keys, tokens, values, ttl ms) still held by its token, and releases the claim
+ * named beside it ($5, $6: key and token, null for none) only if that commit took: one statement. The held rows are
+ * locked in key order first (the reply keys all sort before the sending marks), as every statement of the lane
+ * takes its rows, so that two statements never wait on each other's rows.
+ */
+const commitStatement = `
+with input as (
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::text[], $6::text[])
+    as i(key, token, value, ttl_ms, release_key, release_token)
+),
+locked as (
+  select c.key from lane_claims c join input i on c.key = i.key
+  where c.token = i.token and not c.done and c.expires_at > now()
+  order by c.key for update of c
+),
+committed as (
+  update lane_claims c
+    set token = null, done = true, value = i.value, expires_at = now() + i.ttl_ms * interval '1 millisecond'
+  from input i
+  where c.key = i.key and c.key in (select key from locked)
+    and c.token = i.token and not c.done and c.expires_at > now()
+  returning c.key
+),
 released as (
-  delete from lane_claims
-  where key = $5 and token = $6 and not done and expires_at > now() and exists (select 1 from committed)
+  delete from lane_claims d using input i
+  where d.key = i.release_key and d.token = i.release_token and not d.done and d.expires_at > now()
+    and i.key in (select key from committed)
   returning 1
 )
-select 1 from committed`;
+select key from committed`;
 
 export interface PgClaimStoreOptions {
   /** How often expired rows are deleted. Default 60 s. */
@@ -115,6 +171,34 @@ export interface PgClaimStoreOptions {
  */
 export class PgClaimStore implements ClaimStore {
   private readonly sweeper: NodeJS.Timeout;
+  /** The claims of one event-loop turn, in one statement: the jobs a consumer reads together claim together. */
+  private readonly claims = new TurnBatch<ClaimCall, BatchedClaimRow>(async (calls) => {
+    const journals = calls.flatMap(({ key, readJournals }) => readJournals.map((journal) => [key, journal]));
+    const rows = await this.sql.query<BatchedClaimRow>(claimStatement, [
+      calls.map((call) => call.key),
+      calls.map((call) => call.token),
+      calls.map((call) => call.owner),
+      calls.map((call) => call.leaseMs),
+      journals.map(([key]) => key),
+      journals.map(([, journal]) => journal),
+    ]);
+    const byKey = new Map(rows.map((row) => [row.key, row]));
+    const unseen = { taken: false, held: false, owner: null, done: null, value: null };
+    return calls.map((call) => byKey.get(call.key) ?? { key: call.key, ...unseen });
+  }, byKey);
+  /** The commits of one event-loop turn, in one statement. */
+  private readonly commits = new TurnBatch<CommitCall, boolean>(async (calls) => {
+    const rows = await this.sql.query<{ key: string }>(commitStatement, [
+      calls.map((call) => call.key),
+      calls.map((call) => call.token),
+      calls.map((call) => call.value),
+      calls.map((call) => call.ttlMs),
+      calls.map((call) => call.release?.key ?? null),
+      calls.map((call) => call.release?.token ?? null),
+    ]);
+    const committed = new Set(rows.map((row) => row.key));
+    return calls.map((call) => committed.has(call.key));
+  }, byKey);
 
   constructor(
     private readonly sql: LaneSql,
@@ -131,12 +215,11 @@ export class PgClaimStore implements ClaimStore {
     return laneCall("claim", async () => {
       // A holder seen by neither read let go in between: the key is free again, so try to take it once more.
       for (let attempt = 1; ; attempt++) {
-        const params = [key, token, owner, leaseMs, readJournals ?? []];
-        let [row] = await this.sql.query<ClaimRow>(claimStatement, params);
-        row ??= (await this.sql.query<ClaimRow>(readStatement, [key]))[0];
-        if (row?.taken)
+        let row = await this.claims.call({ key, token, owner, leaseMs, readJournals: readJournals ?? [] });
+        if (!row.taken && !row.held) row = (await this.sql.query<BatchedClaimRow>(readStatement, [key]))[0] ?? row;
+        if (row.taken)
           return readJournals ? { claimed: true, token, journaled: row.journaled ?? {} } : { claimed: true, token };
-        if (row) return { claimed: false, record: toRecord(row) };
+        if (row.held !== false) return { claimed: false, record: toRecord(row) };
         if (attempt >= 3) throw new Error(`claim of ${key} kept changing hands`);
       }
     });
@@ -188,9 +271,7 @@ export class PgClaimStore implements ClaimStore {
   }
 
   commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean> {
-    const params = [key, token, value, ttlMs];
-    if (!release) return this.changed("commit", commitStatement, params);
-    return this.changed("commit", commitAndReleaseStatement, [...params, release.key, release.token]);
+    return laneCall("commit", () => this.commits.call({ key, token, value, ttlMs, release }));
   }
 
   settle(key: string, value: string, ttlMs: number): Promise<boolean> {

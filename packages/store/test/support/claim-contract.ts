@@ -224,4 +224,41 @@ export function claimCases(store: () => ClaimStore): void {
       if (!claim.claimed) expect(claim.record).toEqual({ state: "in_progress", owner: winners[0] });
     }
   });
+
+  it("gives each of many concurrent claims and commits on different keys its own outcome", async () => {
+    const keys = Array.from({ length: 12 }, () => fresh("reply"));
+    const journals = keys.map(() => fresh("answer"));
+    const [held, done] = [keys[1] ?? "", keys[2] ?? ""];
+    const holder = await store().claim(held, "job:holder", 10_000);
+    const doer = await store().claim(done, "job:doer", 10_000);
+    if (!holder.claimed || !doer.claimed) throw new Error("not claimed");
+    await store().commit(done, doer.token, "msg:done", 10_000);
+    await store().journal(journals[3] ?? "", "journaled-3", 10_000);
+    const claims = await Promise.all(keys.map((key, i) => store().claim(key, `job:${i}`, 10_000, [journals[i] ?? ""])));
+    keys.forEach((_, i) => {
+      if (i === 1) expect(claims[i]).toEqual({ claimed: false, record: { state: "in_progress", owner: "job:holder" } });
+      else if (i === 2) expect(claims[i]).toEqual({ claimed: false, record: { state: "done", value: "msg:done" } });
+      else {
+        const journaled = i === 3 ? { [journals[3] ?? ""]: "journaled-3" } : {};
+        expect(claims[i]).toEqual({ claimed: true, token: expect.any(String), journaled });
+      }
+    });
+    const tokens = claims.map((claim) => (claim.claimed ? claim.token : "not-held"));
+    const commits = await Promise.all(
+      keys.map((key, i) => store().commit(key, i === 4 ? "stale" : (tokens[i] ?? ""), `msg:${i}`, 10_000)),
+    );
+    expect(commits).toEqual(keys.map((_, i) => ![1, 2, 4].includes(i)));
+    const after = await Promise.all(keys.map((key) => store().claim(key, "job:late", 10_000)));
+    expect(after.map((claim) => (claim.claimed ? "claimed" : claim.record))).toEqual(
+      keys.map((_, i) =>
+        i === 1
+          ? { state: "in_progress", owner: "job:holder" }
+          : i === 2
+            ? { state: "done", value: "msg:done" }
+            : i === 4
+              ? { state: "in_progress", owner: "job:4" }
+              : { state: "done", value: `msg:${i}` },
+      ),
+    );
+  });
 }

@@ -1,0 +1,48 @@
+/**
+ * The calls of one event-loop turn, run as one: the first call of a turn schedules the run (`setImmediate`), every
+ * call of the same turn joins it, and each caller gets its own outcome. `run` gets the batch's items and returns one
+ * outcome per item, in their order; if it throws, every caller of that batch gets the error. Items whose `keyOf`
+ * repeats one already in the batch wait for the next turn's batch, so that one run never holds a key twice.
+ *
+ * Hand-written because the stores' clients send each call on its own: a database statement (or Redis write) per
+ * concurrent job, each a socket write and a wake-up of the server, where one multi-row statement does the same work.
+ */
+export class TurnBatch<I, O> {
+  private pending: Waiting<I, O>[] = [];
+
+  constructor(
+    private readonly run: (items: I[]) => Promise<O[]>,
+    private readonly keyOf: (item: I) => string,
+  ) {}
+
+  call(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      if (this.pending.push({ item, resolve, reject }) === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch: Waiting<I, O>[] = [];
+    const later: Waiting<I, O>[] = [];
+    const keys = new Set<string>();
+    for (const waiting of this.pending) {
+      const key = this.keyOf(waiting.item);
+      (keys.has(key) ? later : batch).push(waiting);
+      keys.add(key);
+    }
+    this.pending = later;
+    if (later.length > 0) setImmediate(() => void this.flush());
+    try {
+      const outcomes = await this.run(batch.map((waiting) => waiting.item));
+      for (const [i, waiting] of batch.entries()) waiting.resolve(outcomes[i] as O);
+    } catch (error) {
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (outcome: O) => void;
+  reject: (error: unknown) => void;
+}
