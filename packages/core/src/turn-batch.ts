@@ -1,8 +1,8 @@
 /**
  * The calls of one event-loop turn, run as one: the first call of a turn schedules the run (`setImmediate`), every
  * call of the same turn joins it, and each caller gets its own outcome. `run` gets the batch's items and returns one
- * outcome per item, in their order; if it throws, every caller of that batch gets the error. Items whose `keyOf`
- * repeats one already in the batch wait for the next turn's batch, so that one run never holds a key twice.
+ * outcome per item, in their order; if it throws, every caller of that batch gets the error. Items with a key (`keysOf`)
+ * of an item already in the batch wait for the next turn's batch, so that one run never holds a key twice.
  *
  * Hand-written because the stores' clients send each call on its own: a database statement (or Redis write) per
  * concurrent job, each a socket write and a wake-up of the server, where one multi-row statement does the same work.
@@ -12,7 +12,7 @@ export class TurnBatch<I, O> {
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly keyOf: (item: I) => string,
+    private readonly keysOf: (item: I) => readonly string[],
   ) {}
 
   call(item: I): Promise<O> {
@@ -26,9 +26,9 @@ export class TurnBatch<I, O> {
     const later: Waiting<I, O>[] = [];
     const keys = new Set<string>();
     for (const waiting of this.pending) {
-      const key = this.keyOf(waiting.item);
-      (keys.has(key) ? later : batch).push(waiting);
-      keys.add(key);
+      const own = this.keysOf(waiting.item);
+      (own.some((key) => keys.has(key)) ? later : batch).push(waiting);
+      for (const key of own) keys.add(key);
     }
     this.pending = later;
     if (later.length > 0) setImmediate(() => void this.flush());

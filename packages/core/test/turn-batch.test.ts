@@ -9,7 +9,7 @@ describe("TurnBatch", () => {
         runs.push(items);
         return items.map((item) => item.toUpperCase());
       },
-      (item) => item,
+      (item) => [item],
     );
     const outcomes = await Promise.all(["a", "b", "a", "c"].map((item) => batch.call(item)));
     expect(outcomes).toEqual(["A", "B", "A", "C"]);
@@ -20,10 +20,13 @@ describe("TurnBatch", () => {
 
   it("rejects every call of a run that failed, and the next turn runs afresh", async () => {
     let fail = true;
-    const batch = new TurnBatch<number, number>(async (items) => {
-      if (fail) throw new Error("down");
-      return items;
-    }, String);
+    const batch = new TurnBatch<number, number>(
+      async (items) => {
+        if (fail) throw new Error("down");
+        return items;
+      },
+      (n) => [String(n)],
+    );
     const calls = [1, 2].map((n) => batch.call(n));
     for (const call of calls) await expect(call).rejects.toThrow("down");
     fail = false;

@@ -19,18 +19,17 @@ type ClaimRow = {
 };
 
 /**
- * Takes the key ($k) for the token and owner ($k+1, $k+2) for $k+3 ms when it is absent or its row has expired;
- * `returning 1` only if it did. With `after` (a CTE of the same statement), only once that CTE has run to its end:
- * PostgreSQL runs a statement's CTEs in no set order, and two statements taking two rows in opposite orders deadlock.
+ * Takes each key of `rows` (a query with columns key, token, owner, lease_ms) for its token and owner when it is
+ * absent or its row has expired, in key order, as every statement of the lane takes its rows: two statements then
+ * never wait on each other's rows. `returning key` only for the keys it took.
  */
-const takeClaim = (k: number, after?: string) => `
+const takeClaims = (rows: string) => `
   insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  select $${k}::text, $${k + 1}::text, $${k + 2}::text, false, null, ${msFromNow(k + 3)}
-  ${after ? `from (select count(*) from ${after}) as done_first` : ""}
+  select key, token, owner, false, null, now() + lease_ms * interval '1 millisecond' from (${rows}) as r order by key
   on conflict (key) do update
     set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
     where c.expires_at <= now()
-  returning 1`;
+  returning c.key`;
 
 /**
  * Writes a done row with the value ($k+1) under the key ($k) for $k+2 ms where the key is absent or expired; a live
@@ -47,8 +46,7 @@ const writeJournal = (k: number) => `
 /*
  * Takes each key of a batch ($1–$4: keys, tokens, owners, lease ms) when it is absent or its row has expired, in one
  * statement, which also reads the journals named for it ($5, $6: the claim's key and the journal's, pair by pair; null
- * when none was found) from the same snapshot, as one object by key. The rows are taken in key order, as every
- * statement of the lane takes its rows, so that two statements never wait on each other's rows. A key that is held
+ * when none was found) from the same snapshot, as one object by key. A key that is held
  * comes back with the holder's row — but from the statement's snapshot, which misses a row a concurrent claim
  * committed after it began (`held` false); `claim` then reads again.
  */
@@ -56,14 +54,7 @@ const claimStatement = `
 with input as (
   select * from unnest($1::text[], $2::text[], $3::text[], $4::double precision[]) as i(key, token, owner, lease_ms)
 ),
-taken as (
-  insert into lane_claims as c (key, token, owner, done, value, expires_at)
-  select key, token, owner, false, null, now() + lease_ms * interval '1 millisecond' from input order by key
-  on conflict (key) do update
-    set token = excluded.token, owner = excluded.owner, done = false, value = null, expires_at = excluded.expires_at
-    where c.expires_at <= now()
-  returning c.key
-),
+taken as (${takeClaims("select * from input")}),
 wanted as (select * from unnest($5::text[], $6::text[]) as w(claim_key, key))
 select i.key, t.key is not null as taken, h.key is not null as held, h.owner, h.done, h.value,
   case when t.key is not null then
@@ -81,24 +72,36 @@ const readStatement =
 const journalStatement = writeJournal(1);
 
 /*
- * journalStatement on $1–$3, then claimStatement's claim on $4–$7, in one statement: the journal's value that stands
- * (written, or the live row's) and the claim taken or the holder's row. As in claimStatement, a row committed by a
- * concurrent statement after this one began is in neither read; `journalAndClaim` then asks again separately.
+ * For each call of a batch ($1–$3: the journal's keys, values and ttl ms; $4–$7: the claim's keys, tokens, owners and
+ * lease ms), journalStatement's write and then claimStatement's claim, in one statement: the journal's value that
+ * stands (written, or the live row's) and the claim taken or the holder's row. The journals are written before any
+ * claim is taken (`done_first`), each in key order: the answers' keys sort before the sending marks. As in
+ * claimStatement, a row committed by a concurrent statement after this one began is in neither read;
+ * `journalAndClaim` then asks again separately.
  */
 const journalAndClaimStatement = `
-with journaled as (${writeJournal(1)}),
-taken as (${takeClaim(4, "journaled")}),
-standing as (
-  select value, done from lane_claims where key = $1 and expires_at > now() and not exists (select 1 from journaled)
-)
-select
-  coalesce((select value from journaled), (select value from standing)) as journaled,
-  (select done from standing) as journal_done,
-  exists (select 1 from taken) as taken,
-  holder.owner, holder.done, holder.value
-from (select 1) as one
-left join lane_claims as holder
-  on holder.key = $4 and holder.expires_at > now() and not exists (select 1 from taken)`;
+with input as (
+  select * from unnest($1::text[], $2::text[], $3::double precision[], $4::text[], $5::text[], $6::text[],
+    $7::double precision[]) as i(journal_key, journal_value, ttl_ms, key, token, owner, lease_ms)
+),
+journaled as (
+  insert into lane_claims as c (key, token, owner, done, value, expires_at)
+  select journal_key, null, null, true, journal_value, now() + ttl_ms * interval '1 millisecond'
+  from input order by journal_key
+  on conflict (key) do update
+    set token = null, owner = null, done = true, value = excluded.value, expires_at = excluded.expires_at
+    where c.expires_at <= now()
+  returning c.key, c.value
+),
+taken as (${takeClaims("select input.* from input, (select count(*) from journaled) as done_first")})
+select i.key, coalesce(j.value, standing.value) as journaled, standing.done as journal_done,
+  t.key is not null as taken, holder.owner, holder.done, holder.value
+from input i
+left join journaled j on j.key = i.journal_key
+left join lane_claims standing
+  on j.key is null and standing.key = i.journal_key and standing.expires_at > now()
+left join taken t on t.key = i.key
+left join lane_claims holder on t.key is null and holder.key = i.key and holder.expires_at > now()`;
 
 /** A claim's row in claimStatement's answer; `held`: the holder's row was read (false: neither it nor `taken`). */
 type BatchedClaimRow = ClaimRow & { key: string; held?: boolean };
@@ -111,6 +114,14 @@ interface ClaimCall {
   readJournals: readonly string[];
 }
 
+interface JournalAndClaimCall {
+  entry: JournalEntry;
+  key: string;
+  token: string;
+  owner: string;
+  leaseMs: number;
+}
+
 interface CommitCall {
   key: string;
   token: string;
@@ -119,7 +130,7 @@ interface CommitCall {
   release: HeldClaim | undefined;
 }
 
-const byKey = (call: { key: string }) => call.key;
+const byKey = (call: { key: string }) => [call.key];
 
 type JournalAndClaimRow = Omit<ClaimRow, "journaled"> & { journaled: string | null; journal_done: boolean | null };
 
@@ -186,6 +197,23 @@ export class PgClaimStore implements ClaimStore {
     const unseen = { taken: false, held: false, owner: null, done: null, value: null };
     return calls.map((call) => byKey.get(call.key) ?? { key: call.key, ...unseen });
   }, byKey);
+  /** The journal-and-claims of one event-loop turn, in one statement. */
+  private readonly journalsAndClaims = new TurnBatch<JournalAndClaimCall, JournalAndClaimRow | undefined>(
+    async (calls) => {
+      const rows = await this.sql.query<JournalAndClaimRow & { key: string }>(journalAndClaimStatement, [
+        calls.map((call) => call.entry.key),
+        calls.map((call) => call.entry.value),
+        calls.map((call) => call.entry.ttlMs),
+        calls.map((call) => call.key),
+        calls.map((call) => call.token),
+        calls.map((call) => call.owner),
+        calls.map((call) => call.leaseMs),
+      ]);
+      const byKey = new Map(rows.map((row) => [row.key, row]));
+      return calls.map((call) => byKey.get(call.key));
+    },
+    (call) => [call.entry.key, call.key],
+  );
   /** The commits of one event-loop turn, in one statement. */
   private readonly commits = new TurnBatch<CommitCall, boolean>(async (calls) => {
     const rows = await this.sql.query<{ key: string }>(commitStatement, [
@@ -239,11 +267,11 @@ export class PgClaimStore implements ClaimStore {
   }
 
   /** One statement; a row that changed hands as it ran (seen by neither read) sends that half down its own path. */
+  /** One statement; a row that changed hands as it ran (seen by neither read) sends that half down its own path. */
   async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
     const token = randomBytes(16).toString("base64url");
-    const params = [entry.key, entry.value, entry.ttlMs, key, token, owner, leaseMs];
-    const [row] = await laneCall("journalAndClaim", () =>
-      this.sql.query<JournalAndClaimRow>(journalAndClaimStatement, params),
+    const row = await laneCall("journalAndClaim", () =>
+      this.journalsAndClaims.call({ entry, key, token, owner, leaseMs }),
     );
     if (row?.journal_done === false) throw new CorruptRecordError(`${entry.key} is claimed, not journaled`);
     const journaled = row?.journaled ?? (await this.journal(entry.key, entry.value, entry.ttlMs));
