@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { DatabaseUnavailableError, PermanentSendError, StoreUnavailableError } from "@resident/core";
 import { createDatabase, type TestDatabase } from "@resident/testkit/processes";
 import pg from "pg";
@@ -71,6 +72,23 @@ describe("PgClaimStore", () => {
     );
     expect(statements).toHaveLength(2);
     counted.close();
+  });
+
+  it("never deadlocks two instances whose batches take the same rows in opposite orders", async () => {
+    const [a, b] = [new PgClaimStore(sql), new PgClaimStore(sql)];
+    for (let round = 0; round < 5; round++) {
+      const keys = Array.from({ length: 30 }, (_, i) => `reply:ws-order:${randomUUID()}:${i}`);
+      // Short leases: the second round of claims finds them lapsed and takes them over, rows locked and updated.
+      const claimAll = (store: PgClaimStore, order: string[], owner: string) =>
+        Promise.all(order.map((key) => store.claim(key, owner, 5)));
+      await Promise.all([claimAll(a, keys, "a"), claimAll(b, [...keys].reverse(), "b")]);
+      await sleep(10);
+      const [byA, byB] = await Promise.all([claimAll(a, keys, "a2"), claimAll(b, [...keys].reverse(), "b2")]);
+      const winners = keys.map((_, i) => byA[i]?.claimed || byB[keys.length - 1 - i]?.claimed);
+      expect(winners).toEqual(keys.map(() => true));
+    }
+    a.close();
+    b.close();
   });
 
   it("rejects every call of a batch whose statement failed, each as the lane being away", async () => {
