@@ -58,6 +58,6 @@ export * from "./stream-writer.ts";
 export * from "./thread-context.ts";
 export * from "./thread-reader.ts";
 export * from "./tool-journal.ts";
-export * from "./turn-batch.ts";
 export * from "./tracing.ts";
+export * from "./turn-batch.ts";
 export * from "./usage-batch.ts";
