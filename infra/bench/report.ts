@@ -13,6 +13,8 @@ export interface RedisWindow {
   total: number;
 }
 
+export type ObservedOpenLoop = OpenLoopResult & { observed: OpenLoopResult };
+
 /** A run's result and the CPU the machine spent meanwhile. */
 export interface Measured<T> {
   result: T;
@@ -31,6 +33,7 @@ export interface Report {
     rateShare: number;
     rateS: number;
     rateSockets: number;
+    observerRate: number;
     e2eMessages: number;
     e2eConnections: number;
     stormMessages: number;
@@ -46,8 +49,9 @@ export interface Report {
   backlog: Measured<{ seconds: number; posts: number }> & { jobs: number; replies: number };
   /** How long the workers took to finish after the live saturating run ended. */
   liveDrainS: number;
-  baselineRate: Measured<OpenLoopResult>;
-  ingestRate: Measured<OpenLoopResult>;
+  /** The fixed rate, and what a light client of its own process saw beside it. */
+  baselineRate: Measured<ObservedOpenLoop>;
+  ingestRate: Measured<ObservedOpenLoop>;
   /** The same runs with Redis killed: the PostgreSQL lane takes deliveries in. */
   outage: {
     closed: Measured<ClosedLoopResult>;
@@ -124,6 +128,7 @@ function perRequest(m: Measured<{ ok: number }>, group: string): string {
 }
 
 const pacerCores = (m: Measured<unknown>) => fixed((m.cpu.groups.pacer ?? 0) / m.cpu.wallS, 2);
+const observedTail = (r: ObservedOpenLoop) => `${ms(r.observed.p50)} · ${ms(r.observed.p99)}`;
 const gcPauses = (r: OpenLoopResult) => `${r.gcPauses} · ${ms(r.gcMaxMs)}`;
 
 /** The printout's head and sections 1 (closed loop) and 2 (the fixed rate). */
@@ -222,7 +227,9 @@ export function renderLatency(r: LatencyReport): string[] {
         fixed(r.baselineRate.cpu.other / r.baselineRate.cpu.wallS, 2),
         fixed(r.ingestRate.cpu.other / r.ingestRate.cpu.wallS, 2),
       ],
-      ["pacer's CPU, cores", pacerCores(r.baselineRate), pacerCores(r.ingestRate)],
+      [`a ${s.observerRate}/s client beside it: p50 · p99 ms`, observedTail(br), observedTail(ir)],
+      ["  max ms", ms(br.observed.max), ms(ir.observed.max)],
+      ["pacers' CPU, cores", pacerCores(r.baselineRate), pacerCores(r.ingestRate)],
       ["pacer's worst lag ms", ms(br.maxLagMs), ms(ir.maxLagMs)],
       ["pacer's event-loop delay max ms", ms(br.loopDelayMaxMs), ms(ir.loopDelayMaxMs)],
       ["pacer's GC pauses · longest ms", gcPauses(br), gcPauses(ir)],

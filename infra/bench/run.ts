@@ -46,6 +46,8 @@ const settings = {
   rateS: Number(process.env.BENCH_RATE_S ?? 6),
   /** Sockets the open-loop client may use at once (it queues beyond that, and the queueing counts as latency). */
   rateSockets: 64,
+  /** The light client's rate beside the fixed rate (section 2). */
+  observerRate: 50,
   /** Mentions in the end-to-end batch (also the Redis command and memory batch). */
   e2eMessages: Number(process.env.BENCH_E2E ?? 2_000),
   e2eConnections: 32,
@@ -76,11 +78,13 @@ let baseline: Baseline | undefined;
 let probe: RedisProbe | undefined;
 let database: PostgresProbe | undefined;
 let pacer: Pacer | undefined;
+let observer: Pacer | undefined;
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
     probe?.close();
     pacer?.close();
+    observer?.close();
     await database?.close().catch(() => {});
     await Promise.allSettled([deployment?.close(), baseline?.close()]);
   })());
@@ -123,17 +127,20 @@ async function main(): Promise<number> {
   step(
     `starting ${settings.instances} resident instances + nginx, and ${settings.instances} baseline processes + nginx`,
   );
-  const [deployed, bare, paceProcess] = await Promise.allSettled([
+  const [deployed, bare, paceProcess, observeProcess] = await Promise.allSettled([
     startDeployment({ instances: settings.instances, platforms: ["slack"] }),
     startBaseline(settings.instances),
     Pacer.start(),
+    Pacer.start(),
   ]);
   if (paceProcess.status === "fulfilled") pacer = paceProcess.value;
+  if (observeProcess.status === "fulfilled") observer = observeProcess.value;
   if (deployed.status === "fulfilled") deployment = deployed.value;
   if (bare.status === "fulfilled") baseline = bare.value;
   if (deployed.status === "rejected") throw deployed.reason;
   if (bare.status === "rejected") throw bare.reason;
   if (paceProcess.status === "rejected") throw paceProcess.reason;
+  if (observeProcess.status === "rejected") throw observeProcess.reason;
   const openLoop = (pacer as Pacer).run.bind(pacer);
   const dep = deployment as Deployment;
   const base = baseline as Baseline;
@@ -149,7 +156,7 @@ async function main(): Promise<number> {
   const workers = { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() };
 
   // The open-loop pacer's process is accounted as a group of its own, so it is not counted as other processes.
-  const pacerCpu = { pacer: [(pacer as Pacer).pid] };
+  const pacerCpu = { pacer: [(pacer as Pacer).pid, (observer as Pacer).pid] };
   const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid], ...pacerCpu };
   const ingestCpu = (): CpuGroups => ({
     ...pacerCpu,
@@ -224,12 +231,24 @@ async function main(): Promise<number> {
   const rate = Math.max(10, Math.round(ingestPaused.result.perSecond * settings.rateShare));
   const paced = mentions(Math.ceil(rate * settings.rateS));
   const rateOptions = { rate, durationS: settings.rateS, sockets: settings.rateSockets };
-  step(`baseline: open loop at ${rate}/s for ${settings.rateS} s`);
-  const baselineRate = await measured(baselineCpu, () => openLoop(base.url, new RequestFeed(paced, true), rateOptions));
-  step(`ingest, workers paused: open loop at ${rate}/s for ${settings.rateS} s`);
+  // Beside the fixed rate, a light client of its own process at `observerRate`: at ~1,000/s the pacer spends ~0.3
+  // cores of its own and, on a busy machine, queues; the light one sees the servers' latency at that load without it.
+  const observerOptions = { rate: settings.observerRate, durationS: settings.rateS, sockets: 8 };
+  const observedLoop = (url: string, feed: RequestFeed, observerFeed: RequestFeed) =>
+    Promise.all([openLoop(url, feed, rateOptions), (observer as Pacer).run(url, observerFeed, observerOptions)]).then(
+      ([load, light]) => ({ ...load, observed: light }),
+    );
+  const observing = mentions(Math.ceil(settings.observerRate * settings.rateS));
+  step(`baseline: open loop at ${rate}/s for ${settings.rateS} s, and a ${settings.observerRate}/s client beside it`);
+  const baselineRate = await measured(baselineCpu, () =>
+    observedLoop(base.url, new RequestFeed(paced, true), new RequestFeed(observing, true)),
+  );
+  step(`ingest, workers paused: the same`);
   await workers.pause();
-  const ingestRate = await measured(ingestCpu(), () => openLoop(dep.url, new RequestFeed(paced), rateOptions));
-  acceptedUnique += ingestRate.result.ok;
+  const ingestRate = await measured(ingestCpu(), () =>
+    observedLoop(dep.url, new RequestFeed(paced), new RequestFeed(observing)),
+  );
+  acceptedUnique += ingestRate.result.ok + ingestRate.result.observed.ok;
   await workers.resume();
   await drain(dep, redis, acceptedUnique);
 
