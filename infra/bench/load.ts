@@ -1,5 +1,9 @@
-import { Agent, request } from "node:http";
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
+
+export type { OpenLoopResult } from "./open-loop.ts";
 
 /** One delivery, signed before any clock starts: the load generator only writes bytes. */
 export interface PreparedRequest {
@@ -108,101 +112,48 @@ export async function closedLoop(
   };
 }
 
-export interface OpenLoopResult {
-  rate: number;
-  durationS: number;
-  sent: number;
-  ok: number;
-  failed: number;
-  /** Milliseconds from the moment each request was due to its full answer. */
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  /** How far behind schedule the generator itself fell at worst (ms): large means the figures are suspect. */
-  maxLagMs: number;
-}
-
 /**
- * Open loop at a fixed rate: request i is due at start + i/rate whatever the earlier ones are doing, and its
- * latency is counted from when it was due (so a stall is charged to every request it delays).
- *
- * Hand-written on purpose: autocannon's rate limit (v8 `overallRate`/`connectionRate`) sends each connection's
- * per-second quota back to back at the top of every second and then idles, which measures the latency of a burst,
- * not of a steady rate; and its coordinated-omission correction uses a 1 ms interval whatever the rate. Node's own
- * http client with a keep-alive pool is used, so there is no protocol code here, only the schedule.
+ * The open-loop pacer (open-loop.ts) in a child process of its own, started once and fed one run at a time: a GC
+ * pause or a long turn of this process (the fakes, the run's records) would otherwise be charged to every request in
+ * flight. `pid` is there so the bench can account its CPU.
  */
-export async function openLoop(
-  baseUrl: string,
-  feed: RequestFeed,
-  options: { rate: number; durationS: number; sockets: number },
-): Promise<OpenLoopResult> {
-  const url = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.sockets });
-  const total = Math.max(1, Math.round(options.rate * options.durationS));
-  const interval = 1000 / options.rate;
-  const latencies = new Float64Array(total);
-  let done = 0;
-  let ok = 0;
-  let failed = 0;
-  let maxLagMs = 0;
-  const start = performance.now() + 20;
+export class Pacer {
+  private constructor(private readonly child: ChildProcess) {}
 
-  await new Promise<void>((resolve) => {
-    const finish = (index: number, due: number, success: boolean) => {
-      latencies[index] = performance.now() - due;
-      if (success) ok++;
-      else failed++;
-      if (++done === total) resolve();
-    };
-    const fire = (index: number, due: number) => {
-      const next = feed.next();
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          method: "POST",
-          path: next.path,
-          headers: { ...next.headers, "content-length": String(next.body.length) },
-          agent,
-          timeout: 10_000,
-        },
-        (res) => {
-          res.resume();
-          res.once("end", () => finish(index, due, (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300));
-          res.once("error", () => finish(index, due, false));
-        },
-      );
-      req.once("error", () => finish(index, due, false));
-      req.once("timeout", () => req.destroy(new Error("timeout")));
-      req.end(next.body);
-    };
-    let sent = 0;
-    const tick = () => {
-      const now = performance.now();
-      while (sent < total && start + sent * interval <= now) {
-        const due = start + sent * interval;
-        maxLagMs = Math.max(maxLagMs, now - due);
-        fire(sent, due);
-        sent++;
-      }
-      if (sent < total) setTimeout(tick, Math.max(0, start + sent * interval - performance.now()));
-    };
-    setTimeout(tick, 20);
-  });
-  agent.destroy();
-  const sorted = Array.from(latencies).sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return {
-    rate: options.rate,
-    durationS: options.durationS,
-    sent: total,
-    ok,
-    failed,
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    max: sorted.at(-1) ?? 0,
-    maxLagMs,
-  };
+  static async start(): Promise<Pacer> {
+    const child = fork(fileURLToPath(new URL("./pacer-process.ts", import.meta.url)), {
+      execArgv: ["--conditions=source", "--import", "tsx"],
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once("message", () => resolve());
+      child.once("exit", (code) => reject(new Error(`the pacer process exited during start-up (${code})`)));
+    });
+    return new Pacer(child);
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  /** Takes the run's requests from the feed before the clock starts; the pacer only writes bytes. */
+  run(baseUrl: string, feed: RequestFeed, options: OpenLoopOptions): Promise<OpenLoopResult> {
+    const total = Math.max(1, Math.round(options.rate * options.durationS));
+    const requests = Array.from({ length: total }, () => feed.next());
+    return new Promise((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`the pacer process exited mid-run (${code})`));
+      this.child.once("exit", exited);
+      this.child.once("message", (message: { result?: OpenLoopResult; error?: string }) => {
+        this.child.off("exit", exited);
+        if (message.result) resolve(message.result);
+        else reject(new Error(`the pacer failed: ${message.error}`));
+      });
+      this.child.send({ baseUrl, requests, options });
+    });
+  }
+
+  close(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
 }

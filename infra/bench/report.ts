@@ -13,6 +13,8 @@ export interface RedisWindow {
   total: number;
 }
 
+export type ObservedOpenLoop = OpenLoopResult & { observed: OpenLoopResult };
+
 /** A run's result and the CPU the machine spent meanwhile. */
 export interface Measured<T> {
   result: T;
@@ -31,6 +33,7 @@ export interface Report {
     rateShare: number;
     rateS: number;
     rateSockets: number;
+    observerRate: number;
     e2eMessages: number;
     e2eConnections: number;
     stormMessages: number;
@@ -46,8 +49,9 @@ export interface Report {
   backlog: Measured<{ seconds: number; posts: number }> & { jobs: number; replies: number };
   /** How long the workers took to finish after the live saturating run ended. */
   liveDrainS: number;
-  baselineRate: Measured<OpenLoopResult>;
-  ingestRate: Measured<OpenLoopResult>;
+  /** The fixed rate, and what a light client of its own process saw beside it. */
+  baselineRate: Measured<ObservedOpenLoop>;
+  ingestRate: Measured<ObservedOpenLoop>;
   /** The same runs with Redis killed: the PostgreSQL lane takes deliveries in. */
   outage: {
     closed: Measured<ClosedLoopResult>;
@@ -109,9 +113,26 @@ export interface Report {
 
 const targets = { ratio: 0.6 };
 
-/** The printout, its Markdown file, and the checks that failed (correctness and key growth only). */
-export function render(r: Report): { text: string; markdown: string; failures: string[] } {
-  const failures: string[] = [];
+/** What sections 1 and 2 need: a run of `BENCH_ONLY=latency` has these and nothing else. */
+export type LatencyReport = Pick<
+  Report,
+  "machine" | "settings" | "totalS" | "baselineMax" | "ingestPaused" | "ingestLive" | "baselineRate" | "ingestRate"
+>;
+
+/** CPU ms per 2xx answer of one process group ("self" is this process, "other" the rest of the machine). */
+function perRequest(m: Measured<{ ok: number }>, group: string): string {
+  return ms(
+    (1000 * (group === "self" ? m.cpu.self : group === "other" ? m.cpu.other : (m.cpu.groups[group] ?? 0))) /
+      Math.max(1, m.result.ok),
+  );
+}
+
+const pacerCores = (m: Measured<unknown>) => fixed((m.cpu.groups.pacer ?? 0) / m.cpu.wallS, 2);
+const observedTail = (r: ObservedOpenLoop) => `${ms(r.observed.p50)} · ${ms(r.observed.p99)}`;
+const gcPauses = (r: OpenLoopResult) => `${r.gcPauses} · ${ms(r.gcMaxMs)}`;
+
+/** The printout's head and sections 1 (closed loop) and 2 (the fixed rate). */
+export function renderLatency(r: LatencyReport): string[] {
   const out: string[] = [];
   const s = r.settings;
   const m = r.machine;
@@ -126,11 +147,12 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   );
   out.push(`          every request a distinct Slack app_mention, signed before the clock starts`);
   out.push(
-    `          the load generator (autocannon, and an open-loop pacer) is this one Node process, which also runs the fake`,
+    `          the closed loops' autocannon is this Node process, which also runs the fake Slack and fake Anthropic; the`,
   );
   out.push(
-    `          Slack and fake Anthropic: it shares the ${m.cores} cores with nginx, the servers, Redis and PostgreSQL`,
+    `          fixed rate's pacer is a child process with a fresh heap; both share the ${m.cores} cores with nginx, the servers,`,
   );
+  out.push(`          Redis and PostgreSQL`);
   out.push(
     `          warm-up ${s.baselineWarmupS} s baseline, ${s.ingestWarmupS} s + ${s.ingestWarmupDuplicatesS} s duplicates ingest · saturation ${s.connections} connections × ${s.saturateS} s · fixed rate ${fixed(s.rateShare * 100, 0)} % of ingest capacity × ${s.rateS} s · end to end ${int(s.e2eMessages)} mentions`,
   );
@@ -142,11 +164,6 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   const l = r.ingestLive.result;
   const ratio = p.perSecond / b.perSecond;
   const liveRatio = l.perSecond / b.perSecond;
-  const perRequest = (m: Measured<{ ok: number }>, group: string) =>
-    ms(
-      (1000 * (group === "self" ? m.cpu.self : group === "other" ? m.cpu.other : (m.cpu.groups[group] ?? 0))) /
-        Math.max(1, m.result.ok),
-    );
   const closed = [r.baselineMax, r.ingestPaused, r.ingestLive];
   out.push(`1. Accepted events/s — closed loop, ${s.connections} connections, ${s.saturateS} s each`);
   out.push(
@@ -192,7 +209,10 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   out.push(
     `2. Ack latency at ${int(s.rate)} requests/s (${fixed(s.rateShare * 100, 0)} % of the ack path's capacity) — open loop, ${s.rateS} s, workers paused`,
   );
-  out.push("   counted from when each request was due, so a stall is charged to every request it delays");
+  out.push(
+    "   counted from when each request was due, so a stall is charged to every request it delays; paced by a process",
+  );
+  out.push("   of its own (its stalls below: they are charged too)");
   out.push(
     ...table([
       ["", "baseline", "ingest"],
@@ -207,10 +227,25 @@ export function render(r: Report): { text: string; markdown: string; failures: s
         fixed(r.baselineRate.cpu.other / r.baselineRate.cpu.wallS, 2),
         fixed(r.ingestRate.cpu.other / r.ingestRate.cpu.wallS, 2),
       ],
-      ["generator's worst lag ms", ms(br.maxLagMs), ms(ir.maxLagMs)],
+      [`a ${s.observerRate}/s client beside it: p50 · p99 ms`, observedTail(br), observedTail(ir)],
+      ["  max ms", ms(br.observed.max), ms(ir.observed.max)],
+      ["pacers' CPU, cores", pacerCores(r.baselineRate), pacerCores(r.ingestRate)],
+      ["pacer's worst lag ms", ms(br.maxLagMs), ms(ir.maxLagMs)],
+      ["pacer's event-loop delay max ms", ms(br.loopDelayMaxMs), ms(ir.loopDelayMaxMs)],
+      ["pacer's GC pauses · longest ms", gcPauses(br), gcPauses(ir)],
     ]),
   );
   out.push("");
+  return out;
+}
+
+/** The printout, its Markdown file, and the checks that failed (correctness and key growth only). */
+export function render(r: Report): { text: string; markdown: string; failures: string[] } {
+  const failures: string[] = [];
+  const out: string[] = renderLatency(r);
+  const s = r.settings;
+  const l = r.ingestLive.result;
+  const ratio = r.ingestPaused.result.perSecond / r.baselineMax.result.perSecond;
 
   // 2b. During a Redis outage
   const o = r.outage;

@@ -17,12 +17,12 @@ import { appMention } from "@resident/testkit/slack";
 import { type Baseline, startBaseline } from "./baseline.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
 import { killMidStorm } from "./kill.ts";
-import { closedLoop, openLoop, type PreparedRequest, RequestFeed } from "./load.ts";
+import { closedLoop, Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { CommandMonitor } from "./monitor.ts";
 import { countsSettleMs, PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
-import { type Measured, type Report, render } from "./report.ts";
+import { type Measured, type Report, render, renderLatency } from "./report.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 
 const settings = {
@@ -46,6 +46,8 @@ const settings = {
   rateS: Number(process.env.BENCH_RATE_S ?? 6),
   /** Sockets the open-loop client may use at once (it queues beyond that, and the queueing counts as latency). */
   rateSockets: 64,
+  /** The light client's rate beside the fixed rate (section 2). */
+  observerRate: 50,
   /** Mentions in the end-to-end batch (also the Redis command and memory batch). */
   e2eMessages: Number(process.env.BENCH_E2E ?? 2_000),
   e2eConnections: 32,
@@ -62,6 +64,10 @@ const settings = {
   killHoldMs: 1_000,
 };
 
+/** `BENCH_ONLY=latency`: sections 1 and 2 (closed loop, fixed rate), printed, not written to RESULTS.md. */
+const onlyLatency = process.env.BENCH_ONLY === "latency";
+if (process.env.BENCH_ONLY !== undefined && !onlyLatency) throw new Error("BENCH_ONLY takes one value: latency");
+
 const say = (line = "") => process.stdout.write(`${line}\n`);
 const step = (line: string) => process.stderr.write(`· ${line}\n`);
 
@@ -71,10 +77,14 @@ let deployment: Deployment | undefined;
 let baseline: Baseline | undefined;
 let probe: RedisProbe | undefined;
 let database: PostgresProbe | undefined;
+let pacer: Pacer | undefined;
+let observer: Pacer | undefined;
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
     probe?.close();
+    pacer?.close();
+    observer?.close();
     await database?.close().catch(() => {});
     await Promise.allSettled([deployment?.close(), baseline?.close()]);
   })());
@@ -117,14 +127,21 @@ async function main(): Promise<number> {
   step(
     `starting ${settings.instances} resident instances + nginx, and ${settings.instances} baseline processes + nginx`,
   );
-  const [deployed, bare] = await Promise.allSettled([
+  const [deployed, bare, paceProcess, observeProcess] = await Promise.allSettled([
     startDeployment({ instances: settings.instances, platforms: ["slack"] }),
     startBaseline(settings.instances),
+    Pacer.start(),
+    Pacer.start(),
   ]);
+  if (paceProcess.status === "fulfilled") pacer = paceProcess.value;
+  if (observeProcess.status === "fulfilled") observer = observeProcess.value;
   if (deployed.status === "fulfilled") deployment = deployed.value;
   if (bare.status === "fulfilled") baseline = bare.value;
   if (deployed.status === "rejected") throw deployed.reason;
   if (bare.status === "rejected") throw bare.reason;
+  if (paceProcess.status === "rejected") throw paceProcess.reason;
+  if (observeProcess.status === "rejected") throw observeProcess.reason;
+  const openLoop = (pacer as Pacer).run.bind(pacer);
   const dep = deployment as Deployment;
   const base = baseline as Baseline;
   // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was filed
@@ -138,8 +155,11 @@ async function main(): Promise<number> {
   // it runs at once and waits on them, the others wait in the stream.
   const workers = { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() };
 
-  const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid] };
+  // The open-loop pacer's process is accounted as a group of its own, so it is not counted as other processes.
+  const pacerCpu = { pacer: [(pacer as Pacer).pid, (observer as Pacer).pid] };
+  const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid], ...pacerCpu };
   const ingestCpu = (): CpuGroups => ({
+    ...pacerCpu,
     servers: dep.instances.map((instance) => instance.pid ?? 0),
     nginx: dep.nginx ? [dep.nginx.process.pid] : [],
     redis: dep.redis.pid ? [dep.redis.pid] : [],
@@ -211,12 +231,24 @@ async function main(): Promise<number> {
   const rate = Math.max(10, Math.round(ingestPaused.result.perSecond * settings.rateShare));
   const paced = mentions(Math.ceil(rate * settings.rateS));
   const rateOptions = { rate, durationS: settings.rateS, sockets: settings.rateSockets };
-  step(`baseline: open loop at ${rate}/s for ${settings.rateS} s`);
-  const baselineRate = await measured(baselineCpu, () => openLoop(base.url, new RequestFeed(paced, true), rateOptions));
-  step(`ingest, workers paused: open loop at ${rate}/s for ${settings.rateS} s`);
+  // Beside the fixed rate, a light client of its own process at `observerRate`: at ~1,000/s the pacer spends ~0.3
+  // cores of its own and, on a busy machine, queues; the light one sees the servers' latency at that load without it.
+  const observerOptions = { rate: settings.observerRate, durationS: settings.rateS, sockets: 8 };
+  const observedLoop = (url: string, feed: RequestFeed, observerFeed: RequestFeed) =>
+    Promise.all([openLoop(url, feed, rateOptions), (observer as Pacer).run(url, observerFeed, observerOptions)]).then(
+      ([load, light]) => ({ ...load, observed: light }),
+    );
+  const observing = mentions(Math.ceil(settings.observerRate * settings.rateS));
+  step(`baseline: open loop at ${rate}/s for ${settings.rateS} s, and a ${settings.observerRate}/s client beside it`);
+  const baselineRate = await measured(baselineCpu, () =>
+    observedLoop(base.url, new RequestFeed(paced, true), new RequestFeed(observing, true)),
+  );
+  step(`ingest, workers paused: the same`);
   await workers.pause();
-  const ingestRate = await measured(ingestCpu(), () => openLoop(dep.url, new RequestFeed(paced), rateOptions));
-  acceptedUnique += ingestRate.result.ok;
+  const ingestRate = await measured(ingestCpu(), () =>
+    observedLoop(dep.url, new RequestFeed(paced), new RequestFeed(observing)),
+  );
+  acceptedUnique += ingestRate.result.ok + ingestRate.result.observed.ok;
   await workers.resume();
   await drain(dep, redis, acceptedUnique);
 
@@ -231,6 +263,12 @@ async function main(): Promise<number> {
   forget(sentThreads, live.length - liveFeed.taken);
   step("waiting for the workers to answer the rest");
   const liveDrain = await drain(dep, redis, acceptedUnique);
+  if (onlyLatency) {
+    const latency = { machine, settings: { ...settings, rate }, totalS: (performance.now() - startedAt) / 1000 };
+    say(renderLatency({ ...latency, baselineMax, ingestPaused, ingestLive, baselineRate, ingestRate }).join("\n"));
+    step("BENCH_ONLY=latency: sections 1 and 2 only; RESULTS.md left as it was");
+    return 0;
+  }
   // PostgreSQL's counts of the run before must be in before the end-to-end window opens.
   await sleep(countsSettleMs);
 
