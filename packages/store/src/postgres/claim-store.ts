@@ -267,7 +267,6 @@ export class PgClaimStore implements ClaimStore {
   }
 
   /** One statement; a row that changed hands as it ran (seen by neither read) sends that half down its own path. */
-  /** One statement; a row that changed hands as it ran (seen by neither read) sends that half down its own path. */
   async journalAndClaim(entry: JournalEntry, key: string, owner: string, leaseMs: number) {
     const token = randomBytes(16).toString("base64url");
     const row = await laneCall("journalAndClaim", () =>
