@@ -1,10 +1,10 @@
-import { SpanKind, trace } from "@opentelemetry/api";
+import { type Span, SpanKind, trace } from "@opentelemetry/api";
 import type { ChatEvent, QueuedEvent } from "./chat-event.ts";
 import { toQueued } from "./chat-event.ts";
 import { StoreUnavailableError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { type IngestResponse, ok, retryLater } from "./ingest-response.ts";
-import type { ClaimResult } from "./ports/claim-store.ts";
+import type { ClaimRecord } from "./ports/claim-store.ts";
 import type { EnqueueOptions, JobQueue } from "./ports/job-queue.ts";
 import type { QueuedAdmission } from "./ports/queued-admission.ts";
 import type { Logger, Telemetry, WorkspaceRef } from "./ports/telemetry.ts";
@@ -73,30 +73,43 @@ export class LaneAdmission {
     return this.admitThrough(this.deps.local, event, workspace, ws);
   }
 
-  /**
-   * Claims the delivery and queues its job: in one step where the lane can (QueuedAdmission), else claim, enqueue,
-   * then mark. A duplicate is acknowledged only once the delivery it duplicates is durably queued: one that finds the
-   * claim still in progress (its holder is between claim and enqueue — or died there, or is on a two-step lane)
-   * queues the job itself under the same id, which the queue adds once, rather than trusting the holder.
-   */
-  private async admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
+  /** Claims the delivery and queues its job: in one step where the lane can (QueuedAdmission), else in three. */
+  private admitThrough(lane: Lane, event: ChatEvent, workspace: Workspace, ws: WorkspaceRef) {
     const ttlMs = workspace.settings.eventTtlSeconds * 1000;
-    const { admission } = lane;
-    // A one-step gate queues the job, so its span is the producer whose context the job carries to the worker.
-    const claim = await this.gated(admission ? SpanKind.PRODUCER : SpanKind.INTERNAL, async () => {
-      if (!admission) return lane.gate.admit(event);
-      const standing = await lane.gate.admitQueued(event, admission, this.job(event), ttlMs);
-      return standing ? { claimed: false, record: standing } : undefined;
+    return lane.admission
+      ? this.admitQueued(lane, lane.admission, event, ttlMs, ws)
+      : this.claimThenQueue(lane, event, ttlMs, ws);
+  }
+
+  /** The gate's claim, the enqueue and the queued mark in one call: acked once it returns. */
+  private async admitQueued(
+    lane: Lane,
+    admission: QueuedAdmission<QueuedEvent>,
+    event: ChatEvent,
+    ttlMs: number,
+    ws: WorkspaceRef,
+  ): Promise<IngestResponse> {
+    // This gate queues the job, so its span is the producer whose context the job carries to the worker.
+    const standing = await inSpan("gate", { kind: SpanKind.PRODUCER }, async (span) => {
+      const record = await lane.gate.admitQueued(event, admission, this.job(event), ttlMs);
+      gateOutcome(span, record);
+      return record;
     });
-    if (!claim) return ok();
-    if (!claim.claimed) {
-      if (claim.record.state === "in_progress") await this.queuedAlready(lane, event);
-      this.deps.telemetry.eventDuplicate(ws);
-      return ok({ ok: true, duplicate: true });
-    }
-    // Once the job is durable the ack does not wait for the queued mark: until it lands a redelivery finds the claim
-    // in progress and queues under the same id, which the queue adds once; should it fail, the lease lapses and a
-    // redelivery finds the job id taken. One round trip off every ack.
+    return standing ? this.duplicate(lane, event, standing, ws) : ok();
+  }
+
+  /**
+   * Claims the delivery, enqueues its job, then marks it queued. Once the job is durable the ack does not wait for
+   * the mark: until it lands a redelivery finds the claim in progress and queues under the same id, which the queue
+   * adds once; should it fail, the lease lapses and a redelivery finds the job id taken. One round trip off every ack.
+   */
+  private async claimThenQueue(lane: Lane, event: ChatEvent, ttlMs: number, ws: WorkspaceRef): Promise<IngestResponse> {
+    const claim = await inSpan("gate", { kind: SpanKind.INTERNAL }, async (span) => {
+      const result = await lane.gate.admit(event);
+      gateOutcome(span, result.claimed ? undefined : result.record);
+      return result;
+    });
+    if (!claim.claimed) return this.duplicate(lane, event, claim.record, ws);
     try {
       await lane.gate.queue(
         event,
@@ -111,15 +124,15 @@ export class LaneAdmission {
     return ok();
   }
 
-  /** The gate's span around a claim; undefined stands for a delivery admitted and queued in the same step. */
-  private gated(kind: SpanKind, claim: () => Promise<ClaimResult | undefined>): Promise<ClaimResult | undefined> {
-    return inSpan("gate", { kind }, async (span) => {
-      const result = await claim();
-      const suppressed = result !== undefined && !result.claimed;
-      span.setAttribute("resident.gate.outcome", suppressed ? result.record.state : "claimed");
-      if (suppressed) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
-      return result;
-    });
+  /**
+   * A duplicate is acknowledged only once the delivery it duplicates is durably queued: one that finds the claim
+   * still in progress (its holder is between claim and enqueue — or died there, or is on a two-step lane) queues the
+   * job itself under the same id, which the queue adds once, rather than trusting the holder.
+   */
+  private async duplicate(lane: Lane, event: ChatEvent, standing: ClaimRecord, ws: WorkspaceRef) {
+    if (standing.state === "in_progress") await this.queuedAlready(lane, event);
+    this.deps.telemetry.eventDuplicate(ws);
+    return ok({ ok: true, duplicate: true });
   }
 
   /**
@@ -143,4 +156,10 @@ export class LaneAdmission {
   private job(event: ChatEvent): QueuedEvent {
     return { ...toQueued(event), trace: traceCarrier() };
   }
+}
+
+/** What the gate's span says: claimed, or the state of the record a duplicate found. */
+function gateOutcome(span: Span, standing: ClaimRecord | undefined): void {
+  span.setAttribute("resident.gate.outcome", standing ? standing.state : "claimed");
+  if (standing) span.addEvent("duplicate suppressed", { "resident.duplicate.layer": "event" });
 }
