@@ -152,7 +152,7 @@ export class Ingest {
       { kind: SpanKind.SERVER, startTime: arrivedAt, attributes: eventAttributes(event) },
       async (span) => {
         if (inbound.retry) span.setAttribute("resident.platform_retry", inbound.retry.reason);
-        tracer.startSpan("verify", { startTime: verifyingAt }).end(verifiedAt);
+        if (span.isRecording()) tracer.startSpan("verify", { startTime: verifyingAt }).end(verifiedAt);
         const response = await this.admission.admit(event, workspace);
         span.setAttribute("http.response.status_code", response.status);
         return response;

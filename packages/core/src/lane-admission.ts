@@ -154,7 +154,8 @@ export class LaneAdmission {
   }
 
   private job(event: ChatEvent): QueuedEvent {
-    return { ...toQueued(event), trace: traceCarrier() };
+    const trace = traceCarrier();
+    return trace ? { ...toQueued(event), trace } : toQueued(event);
   }
 }
 

@@ -53,6 +53,7 @@ export function deliveryContext(eventKey: string): Context {
 
 /** The active span's context, to travel with a queued job; undefined when nothing is traced. */
 export function traceCarrier(): TraceCarrier | undefined {
+  if (!tracing()) return undefined;
   const carrier: TraceCarrier = {};
   propagation.inject(context.active(), carrier);
   return Object.keys(carrier).length > 0 ? carrier : undefined;
