@@ -130,7 +130,7 @@ interface CommitCall {
   release: HeldClaim | undefined;
 }
 
-const byKey = (call: { key: string }) => [call.key];
+const keyOfCall = (call: { key: string }) => [call.key];
 
 type JournalAndClaimRow = Omit<ClaimRow, "journaled"> & { journaled: string | null; journal_done: boolean | null };
 
@@ -193,10 +193,10 @@ export class PgClaimStore implements ClaimStore {
       journals.map(([key]) => key),
       journals.map(([, journal]) => journal),
     ]);
-    const byKey = new Map(rows.map((row) => [row.key, row]));
+    const rowOf = new Map(rows.map((row) => [row.key, row]));
     const unseen = { taken: false, held: false, owner: null, done: null, value: null };
-    return calls.map((call) => byKey.get(call.key) ?? { key: call.key, ...unseen });
-  }, byKey);
+    return calls.map((call) => rowOf.get(call.key) ?? { key: call.key, ...unseen });
+  }, keyOfCall);
   /** The journal-and-claims of one event-loop turn, in one statement. */
   private readonly journalsAndClaims = new TurnBatch<JournalAndClaimCall, JournalAndClaimRow | undefined>(
     async (calls) => {
@@ -209,8 +209,8 @@ export class PgClaimStore implements ClaimStore {
         calls.map((call) => call.owner),
         calls.map((call) => call.leaseMs),
       ]);
-      const byKey = new Map(rows.map((row) => [row.key, row]));
-      return calls.map((call) => byKey.get(call.key));
+      const rowOf = new Map(rows.map((row) => [row.key, row]));
+      return calls.map((call) => rowOf.get(call.key));
     },
     (call) => [call.entry.key, call.key],
   );
@@ -226,7 +226,7 @@ export class PgClaimStore implements ClaimStore {
     ]);
     const committed = new Set(rows.map((row) => row.key));
     return calls.map((call) => committed.has(call.key));
-  }, byKey);
+  }, keyOfCall);
 
   constructor(
     private readonly sql: LaneSql,
