@@ -4,11 +4,18 @@ import type { ClaimStore } from "./ports/claim-store.ts";
 export interface HeldLease {
   /** Aborted when the lease is lost, or may lapse unseen: whoever holds the signal must stop before committing. */
   readonly signal: AbortSignal;
+  /**
+   * Throws the signal's reason when the lease is lost, or may lapse, by the holder's clock now: the check before a
+   * post. The watchdog runs on a timer, which a busy or paused process runs late.
+   */
+  assertHeld(): void;
   stop(): void;
 }
 
 export interface HoldOptions {
   now?: () => number;
+  /** When the claim was sent (on `now`'s clock): the store counts the lease from later, when it arrives. */
+  since?: number;
 }
 
 /**
@@ -30,7 +37,7 @@ export function holdLease(
   const lose = (why: string) => {
     if (!controller.signal.aborted) controller.abort(new LeaseLostError(`lease on ${key} ${why}`));
   };
-  let heldFrom = now();
+  let heldFrom = options.since ?? now();
   const renew = () => {
     const sentAt = now();
     store.extend(key, token, leaseMs).then(
@@ -41,17 +48,19 @@ export function holdLease(
       () => {},
     );
   };
+  const check = () => {
+    if (now() - heldFrom >= (leaseMs * 5) / 6) lose("could not be renewed in time; it may lapse");
+  };
   const renewer = setInterval(renew, leaseMs / 3);
-  const watchdog = setInterval(
-    () => {
-      if (now() - heldFrom >= (leaseMs * 5) / 6) lose("could not be renewed in time; it may lapse");
-    },
-    Math.max(10, leaseMs / 12),
-  );
+  const watchdog = setInterval(check, Math.max(10, leaseMs / 12));
   renewer.unref();
   watchdog.unref();
   return {
     signal: controller.signal,
+    assertHeld: () => {
+      check();
+      controller.signal.throwIfAborted();
+    },
     stop: () => {
       clearInterval(renewer);
       clearInterval(watchdog);

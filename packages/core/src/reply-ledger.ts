@@ -7,9 +7,10 @@ import { ToolJournal } from "./tool-journal.ts";
 export type ReplyClaim =
   /**
    * Read with the claim, as earlier attempts left them: `journaled`, the answer; `firstStep`, the tool-use loop's
-   * turn at step 0 (the ToolJournal's first read).
+   * turn at step 0 (the ToolJournal's first read). `since`: when the claim was sent (performance.now()), the
+   * earliest its lease can have begun.
    */
-  | { outcome: "claimed"; token: string; journaled?: string; firstStep?: string }
+  | { outcome: "claimed"; token: string; since: number; journaled?: string; firstStep?: string }
   /** The message was answered already. */
   | { outcome: "answered" }
   /** A twin job (another delivery of the same message) is answering it now; its own job will finish the work. */
@@ -45,17 +46,19 @@ export class ReplyLedger {
 
   async claim(event: QueuedEvent, jobId: string): Promise<ReplyClaim> {
     const [answer, firstStep] = [answerKey(event), agentStepKey(event, 0)];
+    const since = performance.now();
     const result = await this.store.claim(replyKey(event), jobId, this.leaseMs, [answer, firstStep]);
     if (result.claimed) {
       const { token, journaled } = result;
-      return { outcome: "claimed", token, journaled: journaled?.[answer], firstStep: journaled?.[firstStep] };
+      return { outcome: "claimed", token, since, journaled: journaled?.[answer], firstStep: journaled?.[firstStep] };
     }
     if (result.record.state === "done") return { outcome: "answered" };
     return result.record.owner === jobId ? { outcome: "held-by-earlier-attempt" } : { outcome: "answering-elsewhere" };
   }
 
-  hold(event: QueuedEvent, token: string): HeldLease {
-    return holdLease(this.store, replyKey(event), token, this.leaseMs);
+  /** Holds the claim taken at `since` (the claim's own), renewing it while the work runs. */
+  hold(event: QueuedEvent, token: string, since?: number): HeldLease {
+    return holdLease(this.store, replyKey(event), token, this.leaseMs, { since });
   }
 
   /**

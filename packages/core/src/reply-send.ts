@@ -1,6 +1,7 @@
 import { SpanKind, trace } from "@opentelemetry/api";
 import type { QueuedEvent } from "./chat-event.ts";
 import { replyKey } from "./keys.ts";
+import type { HeldLease } from "./lease.ts";
 import type { Delivery, OutboundSender } from "./outbound-sender.ts";
 import type { OutboundStreams } from "./ports/outbound-stream.ts";
 import type { OutboundReply, PlatformAdapter } from "./ports/platform-adapter.ts";
@@ -96,9 +97,10 @@ export class ReplySend {
 
   /**
    * Sends `text`, the complete (journaled) answer. Before a message of its own is posted or its stream finished, a
-   * lease lost while the agent wrote stops it: the reply is then its next holder's.
+   * lease lost while the agent wrote, or about to lapse by this holder's clock, stops it: the reply is then its next
+   * holder's.
    */
-  async deliver(text: string, signal: AbortSignal): Promise<Delivery> {
+  async deliver(text: string, lease: HeldLease): Promise<Delivery> {
     const { event, jobId, workspace, adapter, ttlMs } = this.target;
     const reply = { event, text, replyKey: replyKey(event) };
     const { streams, streamed } = this;
@@ -110,8 +112,11 @@ export class ReplySend {
         return { status: "sent", messageId: streamed } as const;
       });
     }
-    signal.throwIfAborted();
-    this.mark ??= await this.deps.ledger.beginSend(event, jobId, ttlMs);
+    lease.assertHeld();
+    if (!this.mark) {
+      this.mark = await this.deps.ledger.beginSend(event, jobId, ttlMs);
+      lease.assertHeld();
+    }
     const { first } = this.mark;
     const { sender } = this.deps;
     return inSpan("send", { kind: SpanKind.CLIENT }, async (span) => {
@@ -123,16 +128,24 @@ export class ReplySend {
         opened !== undefined
           ? { status: "sent", messageId: opened }
           : first
-            ? await sender.send(adapter, workspace, reply, signal)
-            : await sender.resume(adapter, workspace, reply, signal);
+            ? await sender.send(adapter, workspace, reply, lease.signal)
+            : await sender.resume(adapter, workspace, reply, lease.signal);
       span.setAttribute("resident.send.status", delivery.status);
       return delivery;
     });
   }
 
-  /** Writes nothing more to a stream of its own: the answer failed, and whoever retries it completes the message. */
-  abandon(): void {
-    this.writer?.abandon();
+  /**
+   * Writes nothing more to a stream of its own: the answer failed, and whoever retries it completes the message.
+   * Resolves once a write in flight has landed.
+   */
+  async abandon(): Promise<void> {
+    await this.writer?.abandon();
+  }
+
+  /** A stream of its own was opened, or may have been: the reply may be on the platform already. */
+  get mayHavePosted(): boolean {
+    return this.writer?.mayHaveOpened ?? false;
   }
 }
 

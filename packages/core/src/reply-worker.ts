@@ -93,12 +93,12 @@ export class ReplyWorker {
     job: Job<QueuedEvent>,
     workspace: Workspace,
     adapter: PlatformAdapter,
-    { token, journaled, firstStep }: { token: string; journaled?: string; firstStep?: string },
+    { token, since, journaled, firstStep }: { token: string; since: number; journaled?: string; firstStep?: string },
     ws: WorkspaceRef,
   ): Promise<void> {
     const event = job.data;
     const { ledger, memory, telemetry } = this.deps;
-    const lease = ledger.hold(event, token);
+    const lease = ledger.hold(event, token, since);
     const ttlMs = Math.min(
       workspace.settings.replyTtlSeconds * 1000,
       event.messageKeyWindowMs ?? Number.POSITIVE_INFINITY,
@@ -122,9 +122,9 @@ export class ReplyWorker {
       stage = "send";
       // A typing indicator that landed after the answer would stand under it for seconds.
       await working.shown();
-      delivery = await send.deliver(text, lease.signal);
+      delivery = await send.deliver(text, lease);
     } catch (error) {
-      send?.abandon();
+      await send?.abandon();
       lease.stop();
       working.clear();
       telemetry.failure(ws, stage, failureSummary(error, workspace.credentials));
@@ -134,9 +134,9 @@ export class ReplyWorker {
           ? "reply refused for good; the job ends"
           : "answer failed; the job will be retried",
       );
-      // Only an unknown outcome may have posted; every other error means nothing was. Its mark stays, so the next
-      // attempt reads the platform back instead of posting again.
-      const mayHavePosted = error instanceof OutcomeUnknownError;
+      // Only an unknown outcome, or a stream of its own opened (or maybe opened), may have posted; every other error
+      // means nothing was. Its mark stays, so the next attempt reads the platform back instead of posting again.
+      const mayHavePosted = error instanceof OutcomeUnknownError || send?.mayHavePosted === true;
       const sending = send?.sending;
       if (sending?.first && !mayHavePosted) await ledger.endSend(event, sending.token).catch(() => {});
       // Refused for good, the message stays unanswered: committing says so to every twin, and the queue stops here.

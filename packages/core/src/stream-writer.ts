@@ -1,4 +1,4 @@
-import { RateLimitedError } from "./errors.ts";
+import { OutcomeUnknownError, RateLimitedError } from "./errors.ts";
 import type { OutboundStreams } from "./ports/outbound-stream.ts";
 import type { OutboundReply } from "./ports/platform-adapter.ts";
 import type { Logger } from "./ports/telemetry.ts";
@@ -27,6 +27,8 @@ export class StreamWriter<C> {
   private messageId: string | undefined;
   /** Why streaming stopped before the answer was complete; the message is then completed by an update. */
   private broken: unknown;
+  /** Why the opening may have opened a message whose id never came back: nothing else may be posted for it. */
+  private unsure: OutcomeUnknownError | undefined;
   private notBefore = Number.NEGATIVE_INFINITY;
   private inFlight: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -42,6 +44,11 @@ export class StreamWriter<C> {
     return this.messageId;
   }
 
+  /** A message was opened, or may have been (its opening's outcome is unknown). Settled once `abandon` resolves. */
+  get mayHaveOpened(): boolean {
+    return this.messageId !== undefined || this.unsure !== undefined;
+  }
+
   /** Takes the next piece of the LLM's text. Never throws: a failed write shows in `finish`. */
   readonly push = (delta: string): void => {
     if (this.finishing) return;
@@ -51,14 +58,18 @@ export class StreamWriter<C> {
 
   /**
    * Writes what is left and ends the stream, so that the message holds `text` (the complete, journaled answer).
-   * Resolves to the message's id, or undefined when no message was opened (the caller then posts once).
+   * Resolves to the message's id, or undefined when no message was opened (the caller then posts once). Rejects
+   * with OutcomeUnknownError when the opening may have opened one: posting beside it could show the answer twice.
    */
   async finish(text: string): Promise<string | undefined> {
     this.finishing = true;
     clearTimeout(this.timer);
     await this.inFlight;
     const { streams, workspace, reply } = this.options;
-    if (this.messageId === undefined) return undefined;
+    if (this.messageId === undefined) {
+      if (this.unsure) throw this.unsure;
+      return undefined;
+    }
     const rest = text.startsWith(this.written) ? text.slice(this.written.length) : undefined;
     if (this.broken === undefined && rest !== undefined) {
       try {
@@ -83,10 +94,14 @@ export class StreamWriter<C> {
     return this.messageId;
   }
 
-  /** Writes nothing more: the answer failed, and whoever retries it completes the message. */
-  abandon(): void {
+  /**
+   * Writes nothing more: the answer failed, and whoever retries it completes the message. Resolves once a write in
+   * flight has landed (an opening then recorded), so that the retry finds the message.
+   */
+  async abandon(): Promise<void> {
     this.finishing = true;
     clearTimeout(this.timer);
+    await this.inFlight;
   }
 
   private schedule(): void {
@@ -120,10 +135,14 @@ export class StreamWriter<C> {
       this.written += chunk;
       this.pending = this.pending.slice(chunk.length);
     } catch (error) {
-      // A 429 posted nothing: the text waits for a later write. An opening that failed leaves no message.
+      // A 429 posted nothing: the text waits for a later write. An opening that failed leaves no message, unless
+      // its outcome is unknown.
       if (error instanceof RateLimitedError) this.notBefore = this.now() + error.retryAfterMs;
       else if (this.messageId !== undefined) this.broken = error;
-      else this.finishing = true;
+      else {
+        this.finishing = true;
+        if (error instanceof OutcomeUnknownError) this.unsure = error;
+      }
       if (!(error instanceof RateLimitedError)) this.logWriteFailure(error);
     }
   }

@@ -71,4 +71,33 @@ describe("holdLease", () => {
     expect(String(lease.signal.reason)).toContain("was lost");
     lease.stop();
   });
+
+  it("refuses a post by its own clock once the lease may lapse, before its watchdog's timer has run", async () => {
+    let now = 0;
+    const memory = new MemoryClaimStore();
+    const claim = await memory.claim("reply:ws:m4", "job-1", 600);
+    if (!claim.claimed) throw new Error("expected a claim");
+    const lease = holdLease(memory, "reply:ws:m4", claim.token, 600, { now: () => now });
+    now = 499;
+    expect(() => lease.assertHeld()).not.toThrow();
+    // A process paused past five sixths of its lease: no timer has run yet, the check itself sees it.
+    now = 500;
+    expect(() => lease.assertHeld()).toThrow(LeaseLostError);
+    expect(lease.signal.aborted).toBe(true);
+    lease.stop();
+  });
+
+  it("counts the lease from when its claim was sent, not from when the claim came back", async () => {
+    let now = 1_000;
+    const memory = new MemoryClaimStore();
+    const claim = await memory.claim("reply:ws:m5", "job-1", 600);
+    if (!claim.claimed) throw new Error("expected a claim");
+    // The claim was sent at 700 and took 300 to come back: the store may have begun the lease at 700.
+    const lease = holdLease(memory, "reply:ws:m5", claim.token, 600, { now: () => now, since: 700 });
+    now = 1_199;
+    expect(() => lease.assertHeld()).not.toThrow();
+    now = 1_200;
+    expect(() => lease.assertHeld()).toThrow(LeaseLostError);
+    lease.stop();
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
 import { replyKey } from "../src/keys.ts";
+import type { HeldLease } from "../src/lease.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
@@ -39,7 +40,8 @@ function setUp(settings = {}) {
   return { ledger, platform, event, begin };
 }
 
-const live = () => new AbortController().signal;
+/** A lease that holds. */
+const live = (): HeldLease => ({ signal: new AbortController().signal, assertHeld() {}, stop() {} });
 
 /** Feeds `text` as the LLM would, a word at a time, yielding between words so that writes go out. */
 async function write(onText: ((delta: string) => void) | undefined, text: string): Promise<void> {
@@ -68,7 +70,7 @@ describe("ReplySend", () => {
     const { ledger, platform, event, begin } = setUp();
     const earlier = await begin("job-1");
     await write(earlier.onText, "the whole ");
-    earlier.abandon();
+    await earlier.abandon();
     await expect.poll(() => ledger.streamedMessage(event)).toBe("s1");
 
     const send = await begin("job-1");
@@ -122,7 +124,8 @@ describe("ReplySend", () => {
     const send = await begin("job-1");
     const lost = new AbortController();
     lost.abort(new Error("lease lost"));
-    await expect(send.deliver(answer, lost.signal)).rejects.toThrow("lease lost");
+    const lease = { signal: lost.signal, assertHeld: () => lost.signal.throwIfAborted(), stop() {} };
+    await expect(send.deliver(answer, lease)).rejects.toThrow("lease lost");
     expect(send.sending).toBeUndefined();
     expect(platform.posts).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toQueued } from "../src/chat-event.ts";
-import { PermanentSendError, RateLimitedError, StreamEndedError } from "../src/errors.ts";
+import { OutcomeUnknownError, PermanentSendError, RateLimitedError, StreamEndedError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
@@ -29,6 +29,18 @@ function instance(store: MemoryClaimStore, platform: StreamingUnitPlatform, sett
     logger: quietLogger,
   });
   return { worker, agent, ledger };
+}
+
+/** The agent's first call writes a few words and then fails, `afterMs` later (0: at once); later calls answer. */
+function failFirstAnswer(agent: ReturnType<typeof streamingAgent>, afterMs: number): void {
+  const answerOnce = agent.answer;
+  agent.answer = async (request) => {
+    if (agent.calls > 0) return answerOnce(request);
+    agent.calls++;
+    request.onText?.("a first answer that ");
+    if (afterMs > 0) await new Promise((resolve) => setTimeout(resolve, afterMs));
+    throw new Overloaded("overloaded");
+  };
 }
 
 const newEvent = () => toQueued(chatEvent({ platform: "unit", workspaceId: "ws_a" }));
@@ -146,14 +158,7 @@ describe("ReplyWorker: streamed answers", () => {
     const platform = new StreamingUnitPlatform();
     const event = newEvent();
     const { worker, agent } = instance(store, platform);
-    const answerOnce = agent.answer;
-    agent.answer = async (request) => {
-      if (agent.calls > 0) return answerOnce(request);
-      agent.calls++;
-      request.onText?.("a first answer that ");
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      throw new Overloaded("overloaded");
-    };
+    failFirstAnswer(agent, 5);
     await expect(worker.handle(job(event, 1))).rejects.toBeInstanceOf(Overloaded);
     await worker.handle(job(event, 2));
     expect(platform.messages).toHaveLength(1);
@@ -214,6 +219,41 @@ describe("ReplyWorker: streamed answers", () => {
     expect(platform.messages).toEqual([]);
     expect(platform.posts.map((p) => p.text)).toEqual([answer(1)]);
     expect(agent.calls).toBe(1);
+  });
+
+  it("an opening whose outcome is unknown posts nothing beside it: the retry finds that message and completes it", async () => {
+    const store = new MemoryClaimStore();
+    const platform = new StreamingUnitPlatform();
+    const { start } = platform.streams;
+    // The platform opens the message, but its answer is lost on the way back.
+    platform.streams.start = async (write, ws) => {
+      platform.streams.start = start;
+      await start(write, ws);
+      throw new OutcomeUnknownError("no answer to the opening");
+    };
+    const { worker } = instance(store, platform);
+    const event = newEvent();
+    await expect(worker.handle(job(event, 1))).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(platform.posts).toEqual([]);
+    await worker.handle(job(event, 2));
+    expect(platform.posts).toEqual([]);
+    expect(platform.messages).toEqual([expect.objectContaining({ id: "s1", text: answer(1), streaming: false })]);
+  });
+
+  it("an attempt that fails while its opening is in flight leaves the message to its retry, never a second", async () => {
+    const store = new MemoryClaimStore();
+    const platform = new StreamingUnitPlatform();
+    const event = newEvent();
+    const { worker, agent } = instance(store, platform);
+    failFirstAnswer(agent, 0);
+    // The opening is slow: the attempt has failed before the platform answers it.
+    platform.onWrite = (method) => (method === "start" ? new Promise((resolve) => setTimeout(resolve, 30)) : undefined);
+    await expect(worker.handle(job(event, 1))).rejects.toBeInstanceOf(Overloaded);
+    platform.onWrite = () => {};
+    await worker.handle(job(event, 2));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(platform.posts).toEqual([]);
+    expect(platform.messages).toEqual([expect.objectContaining({ id: "s1", text: answer(2), streaming: false })]);
   });
 
   it("with streaming turned off the answer is posted once", async () => {

@@ -9,8 +9,8 @@ import { EventGate, eventKey, MemoryClaimStore, ReplyLedger, ToolJournal } from 
 // The gate folds a message's twins into one job (admissionKey): undone, each twin is a job of its own.
 EventGate.prototype.keyOf = (delivery) => eventKey(delivery);
 
-ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged" });
-ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, stop() {} });
+ReplyLedger.prototype.claim = async () => ({ outcome: "claimed", token: "sabotaged", since: performance.now() });
+ReplyLedger.prototype.hold = () => ({ signal: new AbortController().signal, assertHeld() {}, stop() {} });
 ReplyLedger.prototype.commit = async () => true;
 ReplyLedger.prototype.release = async () => true;
 ReplyLedger.prototype.journalAnswer = async (_event, text) => text;
