@@ -3,7 +3,7 @@ import type { DeployedInstance } from "@resident/testkit/deployment";
 import { appMention, twinOf } from "@resident/testkit/slack";
 import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { countByTag, drained, fire, llmTag, notExactly, type Planned, question } from "./support/messages.ts";
+import { countByTag, drained, fire, llmTag, notExactly, type Planned, question, storyOf } from "./support/messages.ts";
 
 /*
  * An instance dies mid-answer. The fake LLM holds every answer for a few seconds; once one instance holds jobs (its
@@ -188,4 +188,102 @@ it("answers once when the instance dies between the platform's acceptance and th
   await drained(d());
   report("crash after post", { poster: poster.name, replies: posts().length });
   expect(posts()).toHaveLength(1);
+});
+
+/*
+ * An instance freezes mid-answer (SIGSTOP) for longer than every lease and lock, and then wakes up (SIGCONT) and goes
+ * on where it stopped: the zombie holder. Meanwhile its leases lapsed and the survivors answered its messages; what it
+ * had in hand (LLM answers that arrived while it slept, posts and streams it was about to make) must come to nothing.
+ */
+it("answers every message exactly once when an instance freezes past its leases mid-answer and then wakes up", {
+  timeout: 180_000,
+}, async () => {
+  const [slack, chatwork] = await Promise.all([d().connectSlack(), d().connectChatwork({ rooms: 6 })]);
+  const planned: Planned[] = [];
+  for (let i = 0; i < 36; i++) {
+    const { tag, text } = question("zs");
+    const mention = appMention(slack.bot, text);
+    planned.push({
+      platform: "slack",
+      tag,
+      text,
+      deliveries: [() => slack.send(mention), () => slack.send(twinOf(mention))],
+    });
+  }
+  for (let i = 0; i < 24; i++) {
+    const { tag, text } = question("zc");
+    const message = chatwork.message(text, { roomId: chatwork.rooms[i % chatwork.rooms.length] });
+    planned.push({
+      platform: "chatwork",
+      tag,
+      text,
+      deliveries: [() => chatwork.send(message.mention), () => chatwork.send(message.created)],
+    });
+  }
+  const tags = new Set(planned.map((m) => m.tag));
+  d().llm.clearFaults();
+  d().llm.hold(holdMs);
+  const fired = await fire(
+    planned.flatMap((m) => m.deliveries),
+    32,
+  );
+  expect(Object.fromEntries(fired.statuses), "every delivery acked").toEqual({ 200: planned.length * 2 });
+
+  const inFlight = (instance: DeployedInstance) =>
+    d()
+      .llm.calls()
+      .filter((call) => call.status === undefined && d().instanceOf(call) === instance && tags.has(llmTag(call) ?? ""));
+  const sleeper = await vi.waitFor(
+    () => {
+      const busiest = [...d().instances].sort((a, b) => inFlight(b).length - inFlight(a).length)[0];
+      if (!busiest?.pid || inFlight(busiest).length < concurrency - 1)
+        throw new Error("no instance is nearly full yet");
+      return busiest;
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  const heldAtFreeze = new Set(inFlight(sleeper).map(llmTag));
+  process.kill(sleeper.pid as number, "SIGSTOP");
+  const frozenAt = Date.now();
+  // The sleeper's answers arrive while it sleeps (the fake answers them after holdMs); the survivors take its jobs
+  // back and answer them once their locks and claims lapse.
+  try {
+    await vi.waitFor(
+      () => {
+        const answered = countByTag(d(), tags).replies;
+        const missing = [...tags].filter((t) => !answered.has(t));
+        if (missing.length > 0) throw new Error(`${missing.length} messages unanswered: ${missing.slice(0, 5)}`);
+      },
+      { timeout: 90_000, interval: 100 },
+    );
+  } finally {
+    process.kill(sleeper.pid as number, "SIGCONT");
+  }
+  // Awake, it goes on with what it had in hand: give that time to come to nothing.
+  await settle(3 * leaseSeconds * 1000);
+  await drained(d(), 60_000);
+
+  const { replies, calls, strays } = countByTag(d(), tags);
+  const notOnce = notExactly(tags, replies);
+  report("freeze and wake", {
+    messages: tags.size,
+    sleeper: sleeper.name,
+    inFlightAtFreeze: heldAtFreeze.size,
+    replies: [...replies.values()].reduce((a, b) => a + b, 0),
+    llmCalls: [...calls.values()].reduce((a, b) => a + b, 0),
+  });
+  if (notOnce.length > 0)
+    console.log(
+      storyOf(
+        d(),
+        notOnce.map((t) => t.split("×")[0] ?? t),
+        frozenAt,
+      ),
+    );
+  expect(notOnce, "messages not answered exactly once").toEqual([]);
+  // The earlier tests' replies are at the fakes too; this test's own prefixes are #zs and #zc.
+  expect(
+    strays.filter((stray) => /#z[sc]\d/.test(stray)),
+    "replies to nothing we sent",
+  ).toEqual([]);
 });

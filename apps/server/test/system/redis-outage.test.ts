@@ -13,6 +13,7 @@ import {
   perInstance,
   question,
   type Scheduled,
+  storyOf,
 } from "./support/messages.ts";
 
 /*
@@ -111,10 +112,12 @@ async function stormThrough(outage: Outage): Promise<void> {
       .filter((call) => call.status === undefined && d().instanceOf(call) === instance && all.has(llmTag(call) ?? ""));
   const victim = [...d().instances].sort((a, b) => inFlight(b).length - inFlight(a).length)[0] as DeployedInstance;
   await victim.kill();
+  const killedAt = Date.now() - began;
   const inFlightAtKill = inFlight(victim).length;
 
   await settle(Math.max(0, outage.ms - (Date.now() - began)));
   await outage.end();
+  const endedAt = Date.now() - began;
   const fired = await firing;
   d().llm.clearFaults();
 
@@ -176,7 +179,17 @@ async function stormThrough(outage: Outage): Promise<void> {
     nonOk.map((l) => l.status),
     "deliveries not acked 2xx",
   ).toEqual([]);
-  expect(notExactly(all, replies), "messages not answered exactly once").toEqual([]);
+  const notOnce = notExactly(all, replies);
+  // Who sent what, when (ms after the outage began), for each message not answered once.
+  if (notOnce.length > 0) {
+    const story = storyOf(
+      d(),
+      notOnce.map((t) => t.split("×")[0] ?? t),
+      began,
+    );
+    console.log(`[not once] victim=${victim.name} killedAt=${killedAt} endedAt=${endedAt}\n${story}`);
+  }
+  expect(notOnce, "messages not answered exactly once").toEqual([]);
   expect(strays, "replies to nothing we sent").toEqual([]);
   // One LLM call per message; only an answer the killed instance had asked for is asked for once more, by a survivor.
   expect(

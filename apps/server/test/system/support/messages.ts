@@ -187,3 +187,26 @@ export async function firePaced(schedule: Scheduled[], limit: number): Promise<F
   });
   return { statuses: tally(latencies.map((l) => l.status)), latencies };
 }
+
+/**
+ * For a failing exactly-once check: each tag's LLM calls (by instance, ms after `t0`, status) and the platform calls
+ * that carried its tag (method, ms after `t0`, status), so that a doubled answer's report says who sent what, when.
+ */
+export function storyOf(d: Deployment, tags: string[], t0: number): string {
+  const platformCalls = [
+    ...d.slack.server.calls.filter((call) => call.path.startsWith("/api/chat.")),
+    ...d.chatwork.server.calls.filter((call) => call.method === "POST"),
+  ];
+  return tags
+    .map((tag) => {
+      const llm = d.llm
+        .calls()
+        .filter((call) => llmTag(call) === tag)
+        .map((call) => `${d.instanceOf(call)?.name ?? "?"}@${call.request.at - t0}:${call.status ?? "open"}`);
+      const sent = platformCalls
+        .filter((call) => call.rawBody.includes(tag))
+        .map((call) => `${call.path.split("/").pop()}@${call.at - t0}:${call.status ?? "open"}`);
+      return `${tag} llm=[${llm.join(" ")}] platform=[${sent.join(" ")}]`;
+    })
+    .join("\n");
+}
