@@ -43,3 +43,36 @@ it("costs a few Redis commands per job, the commands run inside its scripts incl
     await own.dispose();
   }
 });
+
+it("forgets the names of consumers gone for good, never one with an entry still pending", async () => {
+  const own = await RedisServer.start();
+  const producer = connectRedis(own.url, "producer");
+  const worker = connectRedis(own.url, "worker");
+  const admin = connectRedis(own.url, "command");
+  const stream = "{rsd}:replies:stream";
+  const names = async () => ((await admin.xinfo("CONSUMERS", stream, "workers")) as unknown[][]).map((c) => c[1]);
+  try {
+    // A lock longer than the test: the entry a dead consumer holds stays pending for it throughout.
+    const queue = new RedisQueue<{ n: number }>({
+      producer,
+      worker,
+      lockDurationMs: 60_000,
+      forgetConsumersAfterMs: 300,
+    });
+    await vi.waitFor(() => queue.depth(), { timeout: 10_000 });
+    await admin.xgroup("CREATE", stream, "workers", "0", "MKSTREAM");
+    // Two instances that restarted: one died holding a job, the other with nothing in hand.
+    await queue.enqueue("event:ws:held", { n: 1 });
+    await admin.xreadgroup("GROUP", "workers", "gone:holding", "COUNT", 1, "STREAMS", stream, ">");
+    await admin.xgroup("CREATECONSUMER", stream, "workers", "gone:empty");
+    expect((await names()).sort()).toEqual(["gone:empty", "gone:holding"]);
+
+    const consumer = queue.consume(async () => {});
+    await vi.waitFor(async () => expect(await names()).not.toContain("gone:empty"), { timeout: 5_000 });
+    expect(await names()).toContain("gone:holding");
+    await consumer.close();
+  } finally {
+    for (const client of [producer, worker, admin]) client.disconnect();
+    await own.dispose();
+  }
+});

@@ -30,6 +30,11 @@ export interface RedisQueueOptions {
   retainCompletedMs?: number;
   /** How long a failed job is kept for inspection (and its id refuses a second enqueue). Default 7 days. */
   retainFailedMs?: number;
+  /**
+   * How long a consumer name with nothing pending may go without reading before it is deleted from the group. Keep it
+   * far above a read's 5 s block, for which a live consumer of another instance looks idle. Default 1 h.
+   */
+  forgetConsumersAfterMs?: number;
   /** The breaker that tells whether Redis is up; while it says down, enqueue and depth reject at once. */
   health?: RedisHealth;
   /** Connection and processing errors of the consumers. Default: ignored. */
@@ -82,6 +87,7 @@ export class RedisQueue<T> implements JobQueue<T> {
       maxStalledCount: this.options.maxStalledCount ?? 3,
       retainCompletedMs: this.options.retainCompletedMs ?? 3_600_000,
       retainFailedMs: this.options.retainFailedMs ?? 7 * 86_400_000,
+      forgetConsumersAfterMs: this.options.forgetConsumersAfterMs ?? 3_600_000,
       onError: this.options.onError ?? (() => {}),
     });
   }

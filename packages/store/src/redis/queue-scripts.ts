@@ -89,6 +89,25 @@ for i = 3, #ARGV do
 end
 return renewed`,
   },
+  /**
+   * KEYS: stream · ARGV: group, idle ms, the calling consumer → how many consumers were forgotten. Every instance
+   * reads under a name of its own (host, pid, a random part), so each restart leaves its name in the group. A name
+   * with nothing pending that has not read for `idle` ms is gone: deleted in one step with the check, so that no
+   * entry can become pending for it in between (an entry pending for a deleted consumer would leave the group).
+   */
+  rsdQueueForget: {
+    keys: 1,
+    lua: `local forgotten = 0
+for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local field = {}
+  for i = 1, #consumer, 2 do field[consumer[i]] = consumer[i + 1] end
+  if field.pending == 0 and field.idle > tonumber(ARGV[2]) and field.name ~= ARGV[3] then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], field.name)
+    forgotten = forgotten + 1
+  end
+end
+return forgotten`,
+  },
   /** KEYS: stream, delayed → jobs waiting, running, or delayed */
   rsdQueueDepth: { keys: 2, lua: "return redis.call('XLEN', KEYS[1]) + redis.call('ZCARD', KEYS[2])" },
 };
@@ -107,6 +126,7 @@ declare module "ioredis" {
     ): Result<number, Context>;
     rsdQueuePromote(stream: string, delayed: string, limit: number): Result<number, Context>;
     rsdQueueRenew(stream: string, group: string, consumer: string, ...entries: string[]): Result<number, Context>;
+    rsdQueueForget(stream: string, group: string, idleMs: number, consumer: string): Result<number, Context>;
     rsdQueueDepth(stream: string, delayed: string): Result<number, Context>;
   }
 }

@@ -21,6 +21,8 @@ export interface ConsumerSettings {
   maxStalledCount: number;
   retainCompletedMs: number;
   retainFailedMs: number;
+  /** A consumer name with nothing pending, silent this long, is deleted from the group (by any consumer). */
+  forgetConsumersAfterMs: number;
   onError: (error: Error) => void;
 }
 
@@ -44,8 +46,8 @@ interface Settlement {
 
 /**
  * One consumer of the group: a blocking read of new entries (on a connection of its own, as XREADGROUP BLOCK holds
- * its connection), and three rounds on the shared worker connection: the locks of the entries in hand renewed, entries
- * whose lock lapsed taken over, due retries moved into the stream. An entry's lock is its idle time in the group's
+ * its connection), and four rounds on the shared worker connection: the locks of the entries in hand renewed, entries
+ * whose lock lapsed taken over, due retries moved into the stream, the names of consumers gone for good deleted. An entry's lock is its idle time in the group's
  * pending list: renewed only for the entries this consumer holds in hand, so an entry delivered by a read whose reply
  * was lost (Redis died mid-reply, or ioredis sent the read again after reconnecting) ages and is taken over.
  */
@@ -80,6 +82,7 @@ export class StreamConsumer<T> implements Consumer {
     this.reader.on("error", settings.onError);
     this.stopRenewing = this.repeat(() => this.renew(), settings.lockMs / 2).stop;
     this.stops.push(this.repeat(() => this.reclaim(), settings.stalledIntervalMs).stop);
+    this.stops.push(this.repeat(() => this.forget(), settings.forgetConsumersAfterMs).stop);
     const promote = this.repeat(() => this.promote(), 0);
     this.stops.push(promote.stop);
     this.wakePromote = promote.wake;
@@ -268,6 +271,13 @@ export class StreamConsumer<T> implements Consumer {
       this.name,
     )) as [string, string, number, number][];
     return new Map(pending.map(([entryId, , , delivered]) => [entryId, delivered]));
+  }
+
+  /** Deletes the names of consumers gone for good (their instances restarted) from the group. */
+  private async forget(): Promise<number> {
+    const { group, forgetConsumersAfterMs } = this.settings;
+    if (this.groupReady) await this.client.rsdQueueForget(this.keys.stream, group, forgetConsumersAfterMs, this.name);
+    return forgetConsumersAfterMs;
   }
 
   private async promote(): Promise<number> {
