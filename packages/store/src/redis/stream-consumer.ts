@@ -47,9 +47,10 @@ interface Settlement {
 /**
  * One consumer of the group: a blocking read of new entries (on a connection of its own, as XREADGROUP BLOCK holds
  * its connection), and four rounds on the shared worker connection: the locks of the entries in hand renewed, entries
- * whose lock lapsed taken over, due retries moved into the stream, the names of consumers gone for good deleted. An entry's lock is its idle time in the group's
- * pending list: renewed only for the entries this consumer holds in hand, so an entry delivered by a read whose reply
- * was lost (Redis died mid-reply, or ioredis sent the read again after reconnecting) ages and is taken over.
+ * whose lock lapsed taken over, due retries moved into the stream, the names of consumers gone for good deleted. An
+ * entry's lock is its idle time in the group's pending list: renewed only for the entries this consumer holds in
+ * hand, so an entry delivered by a read whose reply was lost (Redis died mid-reply, or ioredis sent the read again
+ * after reconnecting) ages and is taken over.
  */
 export class StreamConsumer<T> implements Consumer {
   private readonly name = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
