@@ -82,7 +82,7 @@ export async function createRuntime(
   });
   const { adapters } = platforms;
   // With Redis, PostgreSQL is the second shared lane and the record of every reply (packages/core/README.md).
-  const standby = config.redisUrl ? await standbyLane(tenants, config, logger) : undefined;
+  const standby = config.redisUrl ? await standbyLane(tenants, config, logger, () => !shared.up()) : undefined;
   const ledgerClaims = standby?.claims ?? shared.claims;
   const metrics = createMetrics({
     depth: async () => {
@@ -200,7 +200,7 @@ export async function createRuntime(
 }
 
 /** The PostgreSQL lane on the tenants' database: its claims hold every reply, and take deliveries while Redis is away. */
-async function standbyLane(tenants: Tenants, config: Config, logger: Logger) {
+async function standbyLane(tenants: Tenants, config: Config, logger: Logger, sharedAway: () => boolean) {
   await ensureLaneSchema(tenants.sql);
   let lastError = 0;
   const onError = (err: Error) => {
@@ -213,6 +213,7 @@ async function standbyLane(tenants: Tenants, config: Config, logger: Logger) {
     queue: new PgQueue<QueuedEvent>(tenants.sql, {
       concurrency: config.workerConcurrency,
       lockDurationMs: config.jobLockMs,
+      expectingJobs: sharedAway,
       onError,
     }),
   };

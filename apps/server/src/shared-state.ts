@@ -55,6 +55,8 @@ export interface SharedState {
   /** The fail-fast command connection, for parts that speak Redis themselves; absent without REDIS_URL. */
   redis?: RedisClient;
   ping(): Promise<unknown>;
+  /** Whether the store answers, as the ack path sees it (Redis' breaker): while not, the standby lane takes over. */
+  up(): boolean;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export function memoryState(config: Config): SharedState {
     usage: new MemoryUsageMeter(),
     cache: new MemoryCache(),
     ping: async () => true,
+    up: () => true,
     close: async () => {},
   };
 }
@@ -123,6 +126,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     redis: command,
     // Ready means both halves of the ack path answer: the gate's connection and the queue's.
     ping: () => Promise.all([claims.ping(), producer.ping()]),
+    up: () => health.up,
     async close() {
       health.close();
       for (const client of [command, producer, subscriber, worker]) client?.disconnect();

@@ -154,6 +154,45 @@ describe("PgQueue", () => {
     expect(attempts).toEqual([1]);
   });
 
+  it("polls an idle lane seldom, and at once a job enqueued through it or while told jobs are coming", async () => {
+    const takes: string[] = [];
+    const counted: LaneSql = {
+      query: (text, params) => {
+        if (text.includes("for update skip locked")) takes.push(text);
+        return sql.query(text, params);
+      },
+    };
+    let sharedStoreAway = false;
+    const queue = new PgQueue<string>(counted, {
+      pollIntervalMs: 20,
+      idleAfterMs: 100,
+      idlePollIntervalMs: 60_000,
+      expectingJobs: () => sharedStoreAway,
+    });
+    const ran: string[] = [];
+    const consumer = queue.consume(async (job) => {
+      if (job.id.startsWith("idle:")) ran.push(job.id);
+    });
+    await vi.waitFor(() => expect(takes.length).toBeGreaterThan(2), waiting);
+    await sleep(300);
+    const idleTakes = takes.length;
+    // Another instance's job: found at the next idle poll, a minute away.
+    await sql.query("insert into lane_jobs (id, data) values ('idle:theirs', '\"x\"')");
+    await sleep(300);
+    expect(takes.length).toBe(idleTakes);
+    expect(ran).toEqual([]);
+    await queue.enqueue("idle:ours", "x");
+    const soon = { timeout: 2_000, interval: 10 };
+    await vi.waitFor(() => expect(ran.sort()).toEqual(["idle:ours", "idle:theirs"]), soon);
+    // Idle again; then the shared store goes away, and other instances' jobs are found at the busy rate.
+    await sleep(300);
+    sharedStoreAway = true;
+    await sleep(100);
+    await sql.query("insert into lane_jobs (id, data) values ('idle:theirs-in-outage', '\"x\"')");
+    await vi.waitFor(() => expect(ran).toContain("idle:theirs-in-outage"), soon);
+    await consumer.close();
+  });
+
   it("hands the job of a worker that died to another once its lock lapses", async () => {
     const queue = new PgQueue<string>(sql, { pollIntervalMs: 20 });
     await queue.enqueue("orphan", "x");

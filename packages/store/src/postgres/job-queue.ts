@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   backoffDelay,
   type Consumer,
@@ -19,8 +18,17 @@ export interface PgQueueOptions {
   concurrency?: number;
   /** A running job's lock, renewed every third of it while the handler runs. Default 30 s. */
   lockDurationMs?: number;
-  /** How often an idle consumer looks for due jobs. Default 200 ms. */
+  /** How often a consumer with free slots looks for due jobs while the lane has work. Default 200 ms. */
   pollIntervalMs?: number;
+  /**
+   * How often it looks once it has taken nothing for `idleAfterMs`: the lane stands in while Redis is away, so it is
+   * empty nearly always, and polling it at the busy rate cost every instance five statements a second for nothing.
+   * A job enqueued through this queue object wakes its consumers at once. Defaults 2 s and 30 s.
+   */
+  idlePollIntervalMs?: number;
+  idleAfterMs?: number;
+  /** Polls at the busy rate, idle or not, while this says so: while Redis is away, other instances enqueue here. */
+  expectingJobs?: () => boolean;
   /** How long a completed job's id keeps refusing a second enqueue. Default 1 h. */
   retainCompletedMs?: number;
   /** How long a failed job is kept for inspection. Default 7 days. */
@@ -63,6 +71,7 @@ const heldBy = "id = $1 and token = $2 and state = 'active'";
 export class PgQueue<T> implements JobQueue<T> {
   private readonly attempts: number;
   private readonly lockMs: number;
+  private readonly wakers = new Set<() => void>();
 
   constructor(
     private readonly sql: LaneSql,
@@ -78,6 +87,7 @@ export class PgQueue<T> implements JobQueue<T> {
         id,
         JSON.stringify(data),
       ]);
+      for (const wake of this.wakers) wake();
     });
   }
 
@@ -93,13 +103,45 @@ export class PgQueue<T> implements JobQueue<T> {
   consume(handler: JobHandler<T>): Consumer {
     const concurrency = this.options.concurrency ?? 16;
     const pollMs = this.options.pollIntervalMs ?? 200;
+    const idlePollMs = this.options.idlePollIntervalMs ?? 2_000;
+    const idleAfterMs = this.options.idleAfterMs ?? 30_000;
+    const expectingJobs = this.options.expectingJobs ?? (() => false);
     const onError = this.options.onError ?? (() => {});
     const running = new Set<Promise<void>>();
     const stopping = new AbortController();
     let lastSweep = 0;
+    // Busy at first: a restart may find the jobs of an outage that is still going on.
+    let lastTaken = Date.now();
+    let lastLook = 0;
+    let woken = false;
+    const nap = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const wake = (byEnqueue: boolean) => {
+          woken ||= byEnqueue;
+          clearTimeout(timer);
+          this.wakers.delete(enqueued);
+          stopping.signal.removeEventListener("abort", stopped);
+          resolve();
+        };
+        const enqueued = () => wake(true);
+        const stopped = () => wake(false);
+        const timer = setTimeout(stopped, ms);
+        this.wakers.add(enqueued);
+        stopping.signal.addEventListener("abort", stopped);
+      });
+    // An idle consumer's naps stay short, so that `expectingJobs` turning true is seen at once; only its statements
+    // are spaced out.
+    const shouldLook = () =>
+      woken || expectingJobs() || Date.now() - lastTaken < idleAfterMs || Date.now() - lastLook >= idlePollMs;
 
     const loop = async () => {
       while (!stopping.signal.aborted) {
+        if (!shouldLook()) {
+          await nap(pollMs);
+          continue;
+        }
+        woken = false;
+        lastLook = Date.now();
         const free = concurrency - running.size;
         let taken: JobRow[] = [];
         if (free > 0) {
@@ -108,6 +150,7 @@ export class PgQueue<T> implements JobQueue<T> {
             return [];
           });
         }
+        if (taken.length > 0) lastTaken = Date.now();
         for (const row of taken) {
           const run = this.run(row, handler, onError).finally(() => running.delete(run));
           running.add(run);
@@ -116,8 +159,7 @@ export class PgQueue<T> implements JobQueue<T> {
           lastSweep = Date.now();
           this.sweep().catch(onError);
         }
-        if (taken.length < free || free === 0)
-          await sleep(pollMs, undefined, { signal: stopping.signal }).catch(() => {});
+        if (!stopping.signal.aborted && (taken.length < free || free === 0)) await nap(pollMs);
       }
     };
     const looping = loop();
