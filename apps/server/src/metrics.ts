@@ -19,7 +19,10 @@ const storeProbeMs = 1_000;
  */
 export function createMetrics({ depth, pingStore }: MetricSources) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // The event loop's lag sampled every 50 ms, not prom-client's 10: each sample is a wake-up of the loop, and at 100 a
+  // second they were most of an idle instance's CPU (7.5 of 12.5 ms a second). 300 samples a 15 s scrape still give
+  // the dashboard's p99.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 50 });
   const registers = [registry];
   return {
     registry,
