@@ -62,11 +62,10 @@ export async function killMidStorm(
   };
 
   dep.llm.hold(options.holdMs);
+  // Read off the fake once per look, and only this storm's calls: the fake Slack answers in this same process, and
+  // a look that re-read every call of the run for each instance starved it until the instances' posts timed out.
   const inFlight = (instance: DeployedInstance) =>
-    dep.llm
-      .calls()
-      .slice(callsBefore)
-      .filter((call) => call.status === undefined && dep.instanceOf(call) === instance);
+    dep.llm.calls(callsBefore).filter((call) => call.status === undefined && dep.instanceOf(call) === instance);
   const statuses: number[] = new Array(deliveries.length).fill(-1);
   const firing = inParallel(deliveries, 64, async (body, i) => {
     statuses[i] = await ws.send(body).then(
@@ -78,9 +77,10 @@ export async function killMidStorm(
   const deadline = performance.now() + 60_000;
   while (!victim) {
     if (performance.now() > deadline) throw new Error("kill mid-storm: no instance came to hold three answers");
-    const busiest = [...dep.instances].sort((a, b) => inFlight(b).length - inFlight(a).length)[0];
-    if (answeredAt().size >= 3 && busiest && inFlight(busiest).length >= 3) victim = busiest;
-    else await sleep(10);
+    const held = dep.instances.map((instance) => ({ instance, n: inFlight(instance).length }));
+    const busiest = held.sort((a, b) => b.n - a.n)[0];
+    if (busiest && busiest.n >= 3 && answeredAt().size >= 3) victim = busiest.instance;
+    else await sleep(25);
   }
   const heldAtKill = new Set(inFlight(victim).flatMap((call) => questionOf(call) ?? []));
   await victim.kill();

@@ -129,9 +129,9 @@ export class FakeAnthropic {
     return this;
   }
 
-  /** Every call to the Messages API, answered or not, oldest first. */
-  calls(): AnthropicCall[] {
-    return this.server.callsTo(route).map(readCall);
+  /** Every call to the Messages API, answered or not, oldest first; from the `since`-th on, if given. */
+  calls(since = 0): AnthropicCall[] {
+    return this.server.callsTo(route).slice(since).map(readCall);
   }
 
   callCount(): number {
