@@ -113,21 +113,25 @@ export class PgQueue<T> implements JobQueue<T> {
     // Busy at first: a restart may find the jobs of an outage that is still going on.
     let lastTaken = Date.now();
     let lastLook = 0;
+    // Set by an enqueue through this queue, during a nap or a look alike, so that none waits for the idle rate.
     let woken = false;
+    let endNap: (() => void) | undefined;
+    const poke = () => {
+      woken = true;
+      endNap?.();
+    };
+    this.wakers.add(poke);
     const nap = (ms: number) =>
       new Promise<void>((resolve) => {
-        const wake = (byEnqueue: boolean) => {
-          woken ||= byEnqueue;
+        const end = () => {
           clearTimeout(timer);
-          this.wakers.delete(enqueued);
-          stopping.signal.removeEventListener("abort", stopped);
+          endNap = undefined;
+          stopping.signal.removeEventListener("abort", end);
           resolve();
         };
-        const enqueued = () => wake(true);
-        const stopped = () => wake(false);
-        const timer = setTimeout(stopped, ms);
-        this.wakers.add(enqueued);
-        stopping.signal.addEventListener("abort", stopped);
+        const timer = setTimeout(end, ms);
+        endNap = end;
+        stopping.signal.addEventListener("abort", end);
       });
     // An idle consumer's naps stay short, so that `expectingJobs` turning true is seen at once; only its statements
     // are spaced out.
@@ -159,7 +163,7 @@ export class PgQueue<T> implements JobQueue<T> {
           lastSweep = Date.now();
           this.sweep().catch(onError);
         }
-        if (!stopping.signal.aborted && (taken.length < free || free === 0)) await nap(pollMs);
+        if (!stopping.signal.aborted && !woken && (taken.length < free || free === 0)) await nap(pollMs);
       }
     };
     const looping = loop();
@@ -168,6 +172,7 @@ export class PgQueue<T> implements JobQueue<T> {
       close: () =>
         (closing ??= (async () => {
           stopping.abort();
+          this.wakers.delete(poke);
           await looping;
           await Promise.allSettled(running);
         })()),
