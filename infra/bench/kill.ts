@@ -64,8 +64,17 @@ export async function killMidStorm(
   dep.llm.hold(options.holdMs);
   // Read off the fake once per look, and only this storm's calls: the fake Slack answers in this same process, and
   // a look that re-read every call of the run for each instance starved it until the instances' posts timed out.
-  const inFlight = (instance: DeployedInstance) =>
-    dep.llm.calls(callsBefore).filter((call) => call.status === undefined && dep.instanceOf(call) === instance);
+  const inFlight = (): Map<DeployedInstance, AnthropicCall[]> => {
+    const held = new Map<DeployedInstance, AnthropicCall[]>();
+    for (const call of dep.llm.calls(callsBefore)) {
+      const instance = call.status === undefined ? dep.instanceOf(call) : undefined;
+      if (!instance) continue;
+      const calls = held.get(instance);
+      if (calls) calls.push(call);
+      else held.set(instance, [call]);
+    }
+    return held;
+  };
   const statuses: number[] = new Array(deliveries.length).fill(-1);
   const firing = inParallel(deliveries, 64, async (body, i) => {
     statuses[i] = await ws.send(body).then(
@@ -77,12 +86,11 @@ export async function killMidStorm(
   const deadline = performance.now() + 60_000;
   while (!victim) {
     if (performance.now() > deadline) throw new Error("kill mid-storm: no instance came to hold three answers");
-    const held = dep.instances.map((instance) => ({ instance, n: inFlight(instance).length }));
-    const busiest = held.sort((a, b) => b.n - a.n)[0];
-    if (busiest && busiest.n >= 3 && answeredAt().size >= 3) victim = busiest.instance;
+    const [busiest, calls] = [...inFlight()].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+    if (busiest && calls && calls.length >= 3 && answeredAt().size >= 3) victim = busiest;
     else await sleep(25);
   }
-  const heldAtKill = new Set(inFlight(victim).flatMap((call) => questionOf(call) ?? []));
+  const heldAtKill = new Set((inFlight().get(victim) ?? []).flatMap((call) => questionOf(call) ?? []));
   await victim.kill();
   const killedAt = Date.now();
   await firing;
