@@ -13,6 +13,8 @@ import { signedStorm, twinStorm } from "./storm.ts";
 const warmup = Number(process.env.BENCH_PROFILE_WARMUP ?? 8_000);
 const profiled = Number(process.env.BENCH_PROFILE_MESSAGES ?? 4_000);
 const monitored = Number(process.env.BENCH_PROFILE_MONITORED ?? 500);
+/** `BENCH_PROFILE_ACK=1`: the ack path alone — ROLE=web instances, no workers, nothing answered or monitored. */
+const ackOnly = process.env.BENCH_PROFILE_ACK === "1";
 const hook = fileURLToPath(new URL("./cpu-profile-hook.mjs", import.meta.url));
 const say = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -21,7 +23,7 @@ await mkdir(dir, { recursive: true });
 const dep = await startDeployment({
   instances: 3,
   platforms: ["slack"],
-  env: { NODE_OPTIONS: `--import=${hook}`, CPU_PROFILE_DIR: dir, ...extraEnv() },
+  env: { NODE_OPTIONS: `--import=${hook}`, CPU_PROFILE_DIR: dir, ...(ackOnly ? { ROLE: "web" } : {}), ...extraEnv() },
 });
 try {
   await run(dep);
@@ -45,6 +47,7 @@ async function run(dep: Deployment): Promise<void> {
     const before = posts();
     const connections = Math.min(64, requests.length);
     const fired = await closedLoop(dep.url, new RequestFeed(requests), { connections, amount: requests.length });
+    if (ackOnly) return;
     const answers = messages - (fired.sent - fired.ok);
     const deadline = performance.now() + 240_000;
     while (posts() - before < answers) {
@@ -52,11 +55,12 @@ async function run(dep: Deployment): Promise<void> {
       await sleep(50);
     }
   };
-  process.stderr.write(`· warm-up: ${warmup} mentions end to end\n`);
+  const what = ackOnly ? "acked (ROLE=web)" : "end to end";
+  process.stderr.write(`· warm-up: ${warmup} mentions ${what}\n`);
   await endToEnd(mentions(ws, warmup), warmup);
   await sleep(2_000);
 
-  process.stderr.write(`· profiling: ${profiled} mentions end to end\n`);
+  process.stderr.write(`· profiling: ${profiled} mentions ${what}\n`);
   const pids = dep.instances.map((instance) => instance.pid ?? 0);
   const cpuBefore = await Promise.all(pids.map(cpuMs));
   for (const pid of pids) process.kill(pid, "SIGUSR2");
@@ -67,9 +71,13 @@ async function run(dep: Deployment): Promise<void> {
   const cpuAfter = await Promise.all(pids.map(cpuMs));
   const serverMs = cpuAfter.reduce((sum, ms, i) => sum + ms - (cpuBefore[i] ?? 0), 0);
   await sleep(1_500);
-  say(`CPU profile: ${profiled} mentions end to end in ${seconds.toFixed(1)} s, 3 instances, ROLE=all`);
+  say(`CPU profile: ${profiled} mentions ${ackOnly ? "acked" : "end to end"} in ${seconds.toFixed(1)} s, 3 instances`);
   say(`servers' CPU (/proc): ${(serverMs / profiled).toFixed(2)} ms per message`);
   say(summarize(await readProfiles(dir), serverMs / profiled));
+  if (ackOnly) {
+    say(`\nprofiles in ${dir}`);
+    return;
+  }
 
   const probe = new RedisProbe(dep.redis.url);
   try {
