@@ -15,6 +15,7 @@ const profiled = Number(process.env.BENCH_PROFILE_MESSAGES ?? 4_000);
 const monitored = Number(process.env.BENCH_PROFILE_MONITORED ?? 500);
 /** `BENCH_PROFILE_ACK=1`: the ack path alone — ROLE=web instances, no workers, nothing answered or monitored. */
 const ackOnly = process.env.BENCH_PROFILE_ACK === "1";
+const what = ackOnly ? "acked (ROLE=web)" : "end to end";
 const hook = fileURLToPath(new URL("./cpu-profile-hook.mjs", import.meta.url));
 const say = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -42,7 +43,7 @@ async function run(dep: Deployment): Promise<void> {
   // with were, and a stream takes more Slack calls an answer (start, append, stop).
   const ws = await dep.connectSlack({ streaming: false });
   const posts = () => dep.slack.callsTo("chat.postMessage").length;
-  /** Fires the requests and waits for `answers` replies (fewer if some deliveries were not accepted). */
+  /** Fires the requests and waits for `answers` replies (fewer if some deliveries were not accepted); acks only, not. */
   const endToEnd = async (requests: PreparedRequest[], messages: number) => {
     const before = posts();
     const connections = Math.min(64, requests.length);
@@ -55,7 +56,6 @@ async function run(dep: Deployment): Promise<void> {
       await sleep(50);
     }
   };
-  const what = ackOnly ? "acked (ROLE=web)" : "end to end";
   process.stderr.write(`· warm-up: ${warmup} mentions ${what}\n`);
   await endToEnd(mentions(ws, warmup), warmup);
   await sleep(2_000);
@@ -71,7 +71,7 @@ async function run(dep: Deployment): Promise<void> {
   const cpuAfter = await Promise.all(pids.map(cpuMs));
   const serverMs = cpuAfter.reduce((sum, ms, i) => sum + ms - (cpuBefore[i] ?? 0), 0);
   await sleep(1_500);
-  say(`CPU profile: ${profiled} mentions ${ackOnly ? "acked" : "end to end"} in ${seconds.toFixed(1)} s, 3 instances`);
+  say(`CPU profile: ${profiled} mentions ${what} in ${seconds.toFixed(1)} s, 3 instances`);
   say(`servers' CPU (/proc): ${(serverMs / profiled).toFixed(2)} ms per message`);
   say(summarize(await readProfiles(dir), serverMs / profiled));
   if (ackOnly) {
