@@ -15,7 +15,7 @@ const profiled = Number(process.env.BENCH_PROFILE_MESSAGES ?? 4_000);
 const monitored = Number(process.env.BENCH_PROFILE_MONITORED ?? 500);
 /** `BENCH_PROFILE_ACK=1`: the ack path alone — ROLE=web instances, no workers, nothing answered or monitored. */
 const ackOnly = process.env.BENCH_PROFILE_ACK === "1";
-const what = ackOnly ? "acked (ROLE=web)" : "end to end";
+const scope = ackOnly ? "acked (ROLE=web)" : "end to end (ROLE=all)";
 const hook = fileURLToPath(new URL("./cpu-profile-hook.mjs", import.meta.url));
 const say = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -43,7 +43,10 @@ async function run(dep: Deployment): Promise<void> {
   // with were, and a stream takes more Slack calls an answer (start, append, stop).
   const ws = await dep.connectSlack({ streaming: false });
   const posts = () => dep.slack.callsTo("chat.postMessage").length;
-  /** Fires the requests and waits for `answers` replies (fewer if some deliveries were not accepted); acks only, not. */
+  /**
+   * Fires the requests and waits for `answers` replies (fewer if some deliveries were not accepted); with
+   * BENCH_PROFILE_ACK nobody answers, so it returns once every request is acked.
+   */
   const endToEnd = async (requests: PreparedRequest[], messages: number) => {
     const before = posts();
     const connections = Math.min(64, requests.length);
@@ -56,11 +59,11 @@ async function run(dep: Deployment): Promise<void> {
       await sleep(50);
     }
   };
-  process.stderr.write(`· warm-up: ${warmup} mentions ${what}\n`);
+  process.stderr.write(`· warm-up: ${warmup} mentions ${scope}\n`);
   await endToEnd(mentions(ws, warmup), warmup);
   await sleep(2_000);
 
-  process.stderr.write(`· profiling: ${profiled} mentions ${what}\n`);
+  process.stderr.write(`· profiling: ${profiled} mentions ${scope}\n`);
   const pids = dep.instances.map((instance) => instance.pid ?? 0);
   const cpuBefore = await Promise.all(pids.map(cpuMs));
   for (const pid of pids) process.kill(pid, "SIGUSR2");
@@ -71,14 +74,19 @@ async function run(dep: Deployment): Promise<void> {
   const cpuAfter = await Promise.all(pids.map(cpuMs));
   const serverMs = cpuAfter.reduce((sum, ms, i) => sum + ms - (cpuBefore[i] ?? 0), 0);
   await sleep(1_500);
-  say(`CPU profile: ${profiled} mentions ${what} in ${seconds.toFixed(1)} s, 3 instances`);
+  say(`CPU profile: ${profiled} mentions ${scope} in ${seconds.toFixed(1)} s, 3 instances`);
   say(`servers' CPU (/proc): ${(serverMs / profiled).toFixed(2)} ms per message`);
   say(summarize(await readProfiles(dir), serverMs / profiled));
-  if (ackOnly) {
-    say(`\nprofiles in ${dir}`);
-    return;
-  }
+  if (!ackOnly) await monitorCommands(dep, ws, endToEnd);
+  say(`\nprofiles in ${dir}`);
+}
 
+/** A batch of distinct mentions and a twin storm under MONITOR: every command charged to its source. */
+async function monitorCommands(
+  dep: Deployment,
+  ws: DeployedSlackWorkspace,
+  endToEnd: (requests: PreparedRequest[], messages: number) => Promise<void>,
+): Promise<void> {
   const probe = new RedisProbe(dep.redis.url);
   try {
     for (const [what, requests, count] of [
@@ -101,7 +109,6 @@ async function run(dep: Deployment): Promise<void> {
   } finally {
     probe.close();
   }
-  say(`\nprofiles in ${dir}`);
 }
 
 function mentions(ws: DeployedSlackWorkspace, count: number): PreparedRequest[] {
