@@ -2,7 +2,8 @@
  * The calls of one event-loop turn, run as one: the first call of a turn schedules the run (`setImmediate`), every
  * call of the same turn joins it, and each caller gets its own outcome. `run` gets the batch's items and returns one
  * outcome per item, in their order; if it throws, every caller of that batch gets the error. Items with a key (`keysOf`)
- * of an item already in the batch wait for the next turn's batch, so that one run never holds a key twice.
+ * of an item already in the batch wait for the next turn's batch, so that one run never holds a key twice (a run
+ * that takes its items in order, as a Redis script does, needs no keys).
  *
  * Hand-written because the stores' clients send each call on its own: a database statement (or Redis write) per
  * concurrent job, each a socket write and a wake-up of the server, where one multi-row statement does the same work.
@@ -12,7 +13,7 @@ export class TurnBatch<I, O> {
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly keysOf: (item: I) => readonly string[],
+    private readonly keysOf: (item: I) => readonly string[] = () => [],
   ) {}
 
   call(item: I): Promise<O> {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { RedisServer } from "@resident/testkit/processes";
 import { expect, it, vi } from "vitest";
-import { connectRedis, RedisClaimStore, RedisQueue, redisQueuedAdmission } from "../src/index.ts";
+import { connectRedis, RedisClaimStore, type RedisClient, RedisQueue, redisQueuedAdmission } from "../src/index.ts";
 import { admissionContract } from "./support/admission-contract.ts";
 import { fresh } from "./support/claim-contract.ts";
 import { redisBackend } from "./support/redis-backend.ts";
@@ -60,16 +60,37 @@ admissionContract("redis standalone", async () => {
   };
 });
 
+it("admits one turn's deliveries in one script call, each key once and in order", async () => {
+  const server = await RedisServer.start();
+  const lane = await admissionLane(server.url);
+  try {
+    const { queue, admission } = await lane.queue();
+    const scripts = () => commandCalls(lane.command, ["evalsha", "eval"]);
+    await admission.admit(fresh("event"), { n: -1, text: "loads the script" }, "queued", 10_000);
+    const keys = Array.from({ length: 10 }, () => fresh("event"));
+    const before = await scripts();
+    const outcomes = await Promise.all(
+      [...keys, ...keys].map((key, n) => admission.admit(key, { n, text: "" }, `copy ${n}`, 10_000)),
+    );
+    expect((await scripts()) - before).toBe(1);
+    expect(outcomes.slice(0, 10)).toEqual(keys.map(() => undefined));
+    expect(outcomes.slice(10)).toEqual(keys.map((_, n) => ({ state: "done", value: `copy ${n}` })));
+    expect(await queue.depth()).toBe(11);
+  } finally {
+    await lane.close();
+    await server.dispose();
+  }
+});
+
 it("admits a delivery, and turns its duplicate away, in one script call each: one round trip", async () => {
   const server = await RedisServer.start();
   const lane = await admissionLane(server.url);
   try {
     const { admission } = await lane.queue();
-    const calls = async () => {
-      const stats = String(await lane.command.info("commandstats"));
-      const count = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-      return { scripts: count("evalsha") + count("eval"), plain: count("set") + count("get") + count("xadd") };
-    };
+    const calls = async () => ({
+      scripts: await commandCalls(lane.command, ["evalsha", "eval"]),
+      plain: await commandCalls(lane.command, ["set", "get", "xadd"]),
+    });
     const key = fresh("event");
     const before = await calls();
     await admission.admit(key, { n: 1, text: "" }, "queued", 10_000);
@@ -85,3 +106,9 @@ it("admits a delivery, and turns its duplicate away, in one script call each: on
     await server.dispose();
   }
 });
+
+/** How many times Redis has run the named commands, by INFO commandstats. */
+async function commandCalls(client: RedisClient, names: readonly string[]): Promise<number> {
+  const stats = String(await client.info("commandstats"));
+  return names.reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+}
