@@ -10,8 +10,12 @@ interface Seen {
 
 /** What the clients sent in a window, as round trips: one per plain command, script call, or MULTI…EXEC block. */
 export interface RoundTrips {
-  /** `role · what` → count; role is the connection's (resident:<role>:<instance>), what the command or the block. */
-  rows: { role: string; what: string; count: number }[];
+  /**
+   * `role · what` → count; role is the connection's (resident:<role>:<instance>), what the command or the block.
+   * `carried`: the deliveries those round trips carried — one a plain command, a script's gate keys (the admission
+   * script takes one event-loop turn's deliveries at once, so many of them share one round trip).
+   */
+  rows: { role: string; what: string; count: number; carried: number }[];
   /** Commands run inside scripts, by name (they cost no round trip of their own). */
   inScripts: Map<string, number>;
   total: number;
@@ -63,6 +67,16 @@ export function keyKind(key: string): string {
   return /^rsd:([a-z]+)/.exec(key)?.[1] ?? key;
 }
 
+/**
+ * A script call (EVALSHA sha numkeys key…) by the keys it touches: the kind of its first key that is not the
+ * queue's (the admission script's first key is the stream, its gate keys follow), and how many keys of that kind.
+ */
+export function scriptKeys(args: readonly string[]): { kind: string; count: number } {
+  const kinds = args.slice(3, 3 + Number(args[2])).map((key) => keyKind(String(key)));
+  const kind = kinds.find((found) => found !== "queue") ?? kinds[0] ?? "none";
+  return { kind, count: kinds.filter((found) => found === kind).length };
+}
+
 function describeBlock(inner: string[][]): string {
   const first = inner[0];
   const key = String(first?.[1] ?? "");
@@ -72,13 +86,14 @@ function describeBlock(inner: string[][]): string {
 }
 
 function tally(seen: Seen[], names: Map<string, string>): RoundTrips {
-  const counts = new Map<string, { role: string; what: string; count: number }>();
+  const counts = new Map<string, { role: string; what: string; count: number; carried: number }>();
   const inScripts = new Map<string, number>();
   const open = new Map<string, string[][]>();
-  const add = (role: string, what: string) => {
+  const add = (role: string, what: string, carried = 1) => {
     const key = `${role}\u0000${what}`;
-    const row = counts.get(key) ?? { role, what, count: 0 };
+    const row = counts.get(key) ?? { role, what, count: 0, carried: 0 };
     row.count++;
+    row.carried += carried;
     counts.set(key, row);
   };
   for (const { source, args } of seen) {
@@ -98,7 +113,8 @@ function tally(seen: Seen[], names: Map<string, string>): RoundTrips {
     } else if (block) {
       block.push([command, ...args.slice(1)]);
     } else if (command === "evalsha" || command === "eval") {
-      add(role, `script on ${keyKind(String(args[3]))}`);
+      const keys = scriptKeys(args);
+      add(role, `script on ${keys.kind}`, keys.count);
     } else {
       add(role, command);
     }

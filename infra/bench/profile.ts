@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
 import { appMention } from "@resident/testkit/slack";
 import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
-import { keyKind, roleOf } from "./monitor.ts";
+import { keyKind, roleOf, scriptKeys } from "./monitor.ts";
 import { RedisProbe } from "./redis-probe.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 
@@ -268,7 +268,7 @@ function tallyCommands({ seen, names }: { seen: Seen[]; names: Map<string, strin
       if (!block) open.set(source, keyKind(String(args[1] ?? "")));
       count(`${role} · MULTI`, 0);
     } else if (command === "evalsha" || command === "eval") {
-      current = `${role} · script on ${keyKind(String(args[3]))}`;
+      current = `${role} · script on ${scriptKeys(args).kind}`;
       count(current, 1);
     } else {
       current = `${role} · ${command}`;

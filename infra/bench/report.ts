@@ -341,10 +341,13 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   const dupNet = (duplicate.total - idleTotalRate * duplicate.ms) / n;
   const trips = r.redis.duplicateRoundTrips;
   // The gate's one trip: its claim (SET NX GET) on a two-step lane, the admission script on the gate's key on one.
+  // Counted by the deliveries they carried: each duplicate waits on the one trip that carried it, which the other
+  // deliveries of its event-loop turn shared (`gateCalls` says how many calls there were).
   const gateTrip = (row: { role: string; what: string }) =>
     (row.role === "command" && row.what === "set") ||
     (row.role === "producer" && /^script on (event|message)$/.test(row.what));
-  const claimTrips = trips.rows.filter(gateTrip).reduce((sum, row) => sum + row.count, 0);
+  const claimTrips = trips.rows.filter(gateTrip).reduce((sum, row) => sum + row.carried, 0);
+  const gateCalls = trips.rows.filter(gateTrip).reduce((sum, row) => sum + row.count, 0);
   const flushTrips = trips.rows
     .filter((row) => row.what === "MULTI…EXEC: stats flush")
     .reduce((sum, row) => sum + row.count, 0);
@@ -398,12 +401,12 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   );
   out.push(
     ...table([
-      ["connection role", "round trip", "count", "per duplicate"],
-      ...trips.rows.map((row) => [row.role, row.what, int(row.count), fixed(row.count / n, 3)]),
+      ["connection role", "round trip", "count", "deliveries carried", "per duplicate"],
+      ...trips.rows.map((row) => [row.role, row.what, int(row.count), int(row.carried), fixed(row.count / n, 3)]),
     ]),
   );
   out.push(
-    `  a duplicate costs ${fixed(claimTrips / n, 3)} round trips for its claim (the admission script, or SET NX GET on a two-step lane) and ${fixed(extraTrips / n, 3)} other on the ack path;` +
+    `  a duplicate waits on ${fixed(claimTrips / n, 3)} round trips for its claim (the admission script, or SET NX GET on a two-step lane; ${fixed(n / gateCalls, 1)} deliveries shared each) and ${fixed(extraTrips / n, 3)} other on the ack path;` +
       ` the stats flush adds ${fixed(flushTrips / n, 3)} (one MULTI per instance per second with traffic, shared by all deliveries)`,
   );
   out.push(
