@@ -26,9 +26,19 @@ export async function startService(
   const runtime = await createRuntime(config, logger, descriptors);
   const generatedOperatorToken = await runtime.tenants.tokens.ensureOperatorToken(config.adminToken);
   const app = buildApp(runtime, logger);
-  const url = await app.listen({ port: config.port, host: config.host });
   const internal = config.metricsPort === undefined ? undefined : buildInternalApp(runtime, logger);
-  const metricsUrl = await internal?.listen({ port: config.metricsPort, host: config.host });
+  let url: string;
+  let metricsUrl: string | undefined;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+    metricsUrl = await internal?.listen({ port: config.metricsPort, host: config.host });
+  } catch (error) {
+    // A port that is taken: what was opened is closed again, so a caller that tries another port leaks nothing.
+    await Promise.all([app.close(), internal?.close()]);
+    await runtime.close();
+    await tracing?.close();
+    throw error;
+  }
   runtime.startWorkers();
   runtime.startReceivers();
   logger.info({ role: config.role, publicUrl: config.publicUrl }, "resident is up");

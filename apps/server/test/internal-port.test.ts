@@ -56,3 +56,24 @@ describe("through nginx: readiness and metrics stay inside", () => {
     expect(logged.some((line) => line.includes('"remoteAddress":"127.0.0.1"'))).toBe(true);
   });
 });
+
+describe("a port that is taken", () => {
+  let holder: InProcessService;
+  beforeAll(async () => {
+    holder = await startInProcessService();
+  });
+  afterAll(() => holder?.close());
+
+  it("fails the start with EADDRINUSE, the public port or the metrics port alike, and a start after it still works", async () => {
+    const taken = String(portOf(holder.url));
+    for (const env of [{ PORT: taken }, { METRICS_PORT: taken }] as Record<string, string>[]) {
+      await expect(startInProcessService(env)).rejects.toMatchObject({ code: "EADDRINUSE" });
+    }
+    const next = await startInProcessService();
+    try {
+      expect(await statusOf(`${next.url}/healthz`)).toBe(200);
+    } finally {
+      await next.close();
+    }
+  });
+});

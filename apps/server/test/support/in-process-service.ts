@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { AdminApi } from "@resident/admin-api";
 import type { PlatformDescriptor } from "@resident/core";
 import { FakeAnthropic } from "@resident/testkit/anthropic";
-import { createDatabase } from "@resident/testkit/processes";
+import { createDatabase, freePort } from "@resident/testkit/processes";
 import { FakeSlack } from "@resident/testkit/slack";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -64,7 +64,11 @@ export async function startInProcessService(
     { write: (line: string) => logs.push(line) },
     descriptors,
   );
-  const service = await startService(config, logger, descriptors);
+  const service = await startService(config, logger, descriptors).catch(async (error: unknown) => {
+    await Promise.all([slack.close(), llm.close()]);
+    await database?.drop();
+    throw error;
+  });
   return {
     url: service.url,
     service,
@@ -79,4 +83,28 @@ export async function startInProcessService(
       await database?.drop();
     },
   };
+}
+
+/**
+ * startInProcessService on a port of its own that is also its PUBLIC_URL, as a browser or a platform's redirect
+ * reaches it. The port is probed free and bound a moment later, so another process can take it in between; a bind
+ * that finds it taken tries another port.
+ */
+export async function startAtOwnAddress(
+  env: Record<string, string> = {},
+  descriptors?: readonly PlatformDescriptor[],
+  prepare?: (slack: FakeSlack) => Record<string, string>,
+): Promise<InProcessService> {
+  for (let tries = 1; ; tries++) {
+    const port = await freePort();
+    try {
+      return await startInProcessService(
+        { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
+        descriptors,
+        prepare,
+      );
+    } catch (error) {
+      if (tries >= 5 || (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    }
+  }
 }

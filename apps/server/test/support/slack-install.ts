@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AdminApi } from "@resident/admin-api";
-import { freePort } from "@resident/testkit/processes";
 import { type FakeInstallTarget, type FakeSlack, type FakeSlackBot, signSlackRequest } from "@resident/testkit/slack";
-import { type InProcessService, startInProcessService } from "./in-process-service.ts";
+import { type InProcessService, startAtOwnAddress } from "./in-process-service.ts";
 
 /** One instance serving the operator's distributed Slack app, reachable at its PUBLIC_URL (where Slack redirects). */
 export interface DistributedAppService {
@@ -15,21 +14,16 @@ export interface DistributedAppService {
 export async function startDistributedAppService(
   options: { socketMode?: boolean; env?: Record<string, string> } = {},
 ): Promise<DistributedAppService> {
-  const port = await freePort();
   const signingSecret = randomBytes(16).toString("hex");
-  const s = await startInProcessService(
-    { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SLACK_SIGNING_SECRET: signingSecret, ...options.env },
-    undefined,
-    (slack) => {
-      const app = slack.oauth.enable();
-      const appToken = options.socketMode ? slack.socketMode.addApp(app.appId) : undefined;
-      return {
-        SLACK_CLIENT_ID: app.clientId,
-        SLACK_CLIENT_SECRET: app.clientSecret,
-        ...(appToken ? { SLACK_APP_TOKEN: appToken } : {}),
-      };
-    },
-  );
+  const s = await startAtOwnAddress({ SLACK_SIGNING_SECRET: signingSecret, ...options.env }, undefined, (slack) => {
+    const app = slack.oauth.enable();
+    const appToken = options.socketMode ? slack.socketMode.addApp(app.appId) : undefined;
+    return {
+      SLACK_CLIENT_ID: app.clientId,
+      SLACK_CLIENT_SECRET: app.clientSecret,
+      ...(appToken ? { SLACK_APP_TOKEN: appToken } : {}),
+    };
+  });
   return {
     s,
     atTheAppUrl(body, secret = signingSecret) {
