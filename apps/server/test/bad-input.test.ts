@@ -36,6 +36,7 @@ describe("bad input gets a clear answer and changes nothing", () => {
         413,
       ],
       ["unknown workspace", genuine, 404, `${s.url}/slack/events/ws_doesnotexist`],
+      ["a workspace id of no workspace's shape", genuine, 404, `${s.url}/slack/events/${ws.workspaceId}.x`],
       ["another platform's path", genuine, 404, `${s.url}/chatwork/webhook/${ws.workspaceId}`],
     ];
     for (const [name, request, status, url] of cases) {
