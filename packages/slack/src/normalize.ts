@@ -98,7 +98,7 @@ export function normalizeDelivery(
         ...(event.channel_type === "im" && event.thread_ts ? { address: { ...assistantAddress } } : {}),
       },
       author: { id: user, isBot: false, isSelf: false },
-      text: stripMention(event.text ?? "", workspace.identity.botUserId),
+      text: stripMention(event.text ?? "", workspace.identity),
       receivedAt,
       raw: body,
     },
@@ -119,22 +119,35 @@ function reasonToIgnore(event: MessageEvent, appId: string, identity: BotIdentit
   if (
     event.type === "message" &&
     event.channel_type !== "im" &&
-    !mentionPattern(identity.botUserId)?.test(event.text ?? "")
+    !mentionsOf(identity)?.mentioned.test(event.text ?? "")
   ) {
     return "a channel message that does not mention the bot";
   }
   return undefined;
 }
 
-/** `<@U123>` or the legacy `<@U123|name>`; undefined while the bot user is unknown (Slack ids are alphanumeric). */
-function mentionPattern(botUserId: string | undefined): RegExp | undefined {
-  if (!botUserId || !/^[A-Za-z0-9]+$/.test(botUserId)) return undefined;
-  return new RegExp(`<@${botUserId}(?:\\|[^>]*)?>[ \\t]*`, "g");
+/** The bot's mentions, `<@U123>` or the legacy `<@U123|name>`: one pattern to test for one, one to strip them all. */
+interface MentionPatterns {
+  mentioned: RegExp;
+  every: RegExp;
 }
 
-function stripMention(text: string, botUserId: string | undefined): string {
-  const pattern = mentionPattern(botUserId);
-  return (pattern ? text.replace(pattern, "") : text).trim();
+/** Made once per identity (each workspace's, as long as it is cached), not once per delivery. */
+const mentionPatterns = new WeakMap<BotIdentity, MentionPatterns | undefined>();
+
+/** Undefined while the bot user is unknown (Slack ids are alphanumeric). */
+function mentionsOf(identity: BotIdentity): MentionPatterns | undefined {
+  if (mentionPatterns.has(identity)) return mentionPatterns.get(identity);
+  const { botUserId } = identity;
+  const source = botUserId && /^[A-Za-z0-9]+$/.test(botUserId) ? `<@${botUserId}(?:\\|[^>]*)?>[ \\t]*` : undefined;
+  const patterns = source ? { mentioned: new RegExp(source), every: new RegExp(source, "g") } : undefined;
+  mentionPatterns.set(identity, patterns);
+  return patterns;
+}
+
+function stripMention(text: string, identity: BotIdentity): string {
+  const patterns = mentionsOf(identity);
+  return (patterns ? text.replace(patterns.every, "") : text).trim();
 }
 
 function retryNotice(headers: InboundRequest["headers"]): RetryNotice | undefined {
