@@ -27,6 +27,12 @@ export async function startService(
   const generatedOperatorToken = await runtime.tenants.tokens.ensureOperatorToken(config.adminToken);
   const app = buildApp(runtime, logger);
   const internal = config.metricsPort === undefined ? undefined : buildInternalApp(runtime, logger);
+  const close = async () => {
+    await Promise.all([app.close(), internal?.close()]);
+    await runtime.close();
+    // Last, so the spans of the jobs that finished while closing are exported too.
+    await tracing?.close();
+  };
   let url: string;
   let metricsUrl: string | undefined;
   try {
@@ -34,24 +40,11 @@ export async function startService(
     metricsUrl = await internal?.listen({ port: config.metricsPort, host: config.host });
   } catch (error) {
     // A port that is taken: what was opened is closed again, so a caller that tries another port leaks nothing.
-    await Promise.all([app.close(), internal?.close()]);
-    await runtime.close();
-    await tracing?.close();
+    await close();
     throw error;
   }
   runtime.startWorkers();
   runtime.startReceivers();
   logger.info({ role: config.role, publicUrl: config.publicUrl }, "resident is up");
-  return {
-    url,
-    metricsUrl,
-    runtime,
-    generatedOperatorToken,
-    async close() {
-      await Promise.all([app.close(), internal?.close()]);
-      await runtime.close();
-      // Last, so the spans of the jobs that finished while closing are exported too.
-      await tracing?.close();
-    },
-  };
+  return { url, metricsUrl, runtime, generatedOperatorToken, close };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { AdminApi } from "@resident/admin-api";
 import type { PlatformDescriptor } from "@resident/core";
 import { FakeAnthropic } from "@resident/testkit/anthropic";
-import { createDatabase, freePort } from "@resident/testkit/processes";
+import { createDatabase, startOnFreePort } from "@resident/testkit/processes";
 import { FakeSlack } from "@resident/testkit/slack";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -95,16 +95,13 @@ export async function startAtOwnAddress(
   descriptors?: readonly PlatformDescriptor[],
   prepare?: (slack: FakeSlack) => Record<string, string>,
 ): Promise<InProcessService> {
-  for (let tries = 1; ; tries++) {
-    const port = await freePort();
-    try {
-      return await startInProcessService(
+  return startOnFreePort(
+    (port) =>
+      startInProcessService(
         { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
         descriptors,
         prepare,
-      );
-    } catch (error) {
-      if (tries >= 5 || (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    }
-  }
+      ),
+    (error) => (error as NodeJS.ErrnoException).code === "EADDRINUSE",
+  );
 }

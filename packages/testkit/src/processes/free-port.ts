@@ -10,6 +10,25 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * Starts something on a port probed free, and again on another when the start fails in a way `retryable` accepts
+ * (by default any): the probed port can be taken by another process before the start binds it. At most `tries` ports.
+ */
+export async function startOnFreePort<T>(
+  start: (port: number) => Promise<T>,
+  retryable: (error: unknown) => boolean = () => true,
+  tries = 5,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt >= tries || !retryable(error)) throw error;
+    }
+  }
+}
+
 /** Resolves once something accepts connections on the port, or rejects after `timeoutMs`. */
 export async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

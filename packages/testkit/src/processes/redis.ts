@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { ManagedProcess } from "./child.ts";
-import { freePort } from "./free-port.ts";
+import { freePort, startOnFreePort } from "./free-port.ts";
 
 /*
  * Real redis-server processes for tests: each on a free loopback port, in its own temp dir, persisting nothing,
@@ -53,19 +53,23 @@ export class RedisServer {
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
     const dir = mkdtempSync(join(tmpdir(), "resident-redis-"));
     dirs.add(dir);
-    // A free port can be taken between the probe and redis' bind; try another unless the caller fixed it.
-    for (let tries = 1; ; tries++) {
-      const server = new RedisServer(options.port ?? (await freePort()), dir, options.args ?? []);
+    const startOn = async (port: number) => {
+      const server = new RedisServer(port, dir, options.args ?? []);
       try {
         await server.restart();
         return server;
       } catch (error) {
         await server.kill();
-        if (options.port !== undefined || tries >= 5) {
-          await server.dispose();
-          throw error;
-        }
+        throw error;
       }
+    };
+    try {
+      // A probed port can be taken before redis binds it; another is tried unless the caller fixed the port.
+      return await (options.port === undefined ? startOnFreePort(startOn) : startOn(options.port));
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      dirs.delete(dir);
+      throw error;
     }
   }
 
