@@ -183,23 +183,20 @@ export interface PgClaimStoreOptions {
 export class PgClaimStore implements ClaimStore {
   private readonly sweeper: NodeJS.Timeout;
   /** The claims of one event-loop turn, in one statement: the jobs a consumer reads together claim together. */
-  private readonly claims = new TurnBatch<ClaimCall, BatchedClaimRow>(
-    async (calls) => {
-      const journals = calls.flatMap(({ key, readJournals }) => readJournals.map((journal) => [key, journal]));
-      const rows = await this.sql.query<BatchedClaimRow>(claimStatement, [
-        calls.map((call) => call.key),
-        calls.map((call) => call.token),
-        calls.map((call) => call.owner),
-        calls.map((call) => call.leaseMs),
-        journals.map(([key]) => key),
-        journals.map(([, journal]) => journal),
-      ]);
-      const rowOf = new Map(rows.map((row) => [row.key, row]));
-      const unseen = { taken: false, held: false, owner: null, done: null, value: null };
-      return calls.map((call) => rowOf.get(call.key) ?? { key: call.key, ...unseen });
-    },
-    { keysOf: keyOfCall },
-  );
+  private readonly claims = new TurnBatch<ClaimCall, BatchedClaimRow>(async (calls) => {
+    const journals = calls.flatMap(({ key, readJournals }) => readJournals.map((journal) => [key, journal]));
+    const rows = await this.sql.query<BatchedClaimRow>(claimStatement, [
+      calls.map((call) => call.key),
+      calls.map((call) => call.token),
+      calls.map((call) => call.owner),
+      calls.map((call) => call.leaseMs),
+      journals.map(([key]) => key),
+      journals.map(([, journal]) => journal),
+    ]);
+    const rowOf = new Map(rows.map((row) => [row.key, row]));
+    const unseen = { taken: false, held: false, owner: null, done: null, value: null };
+    return calls.map((call) => rowOf.get(call.key) ?? { key: call.key, ...unseen });
+  }, keyOfCall);
   /** The journal-and-claims of one event-loop turn, in one statement. */
   private readonly journalsAndClaims = new TurnBatch<JournalAndClaimCall, JournalAndClaimRow | undefined>(
     async (calls) => {
@@ -215,24 +212,21 @@ export class PgClaimStore implements ClaimStore {
       const rowOf = new Map(rows.map((row) => [row.key, row]));
       return calls.map((call) => rowOf.get(call.key));
     },
-    { keysOf: (call) => [call.entry.key, call.key] },
+    (call) => [call.entry.key, call.key],
   );
   /** The commits of one event-loop turn, in one statement. */
-  private readonly commits = new TurnBatch<CommitCall, boolean>(
-    async (calls) => {
-      const rows = await this.sql.query<{ key: string }>(commitStatement, [
-        calls.map((call) => call.key),
-        calls.map((call) => call.token),
-        calls.map((call) => call.value),
-        calls.map((call) => call.ttlMs),
-        calls.map((call) => call.release?.key ?? null),
-        calls.map((call) => call.release?.token ?? null),
-      ]);
-      const committed = new Set(rows.map((row) => row.key));
-      return calls.map((call) => committed.has(call.key));
-    },
-    { keysOf: keyOfCall },
-  );
+  private readonly commits = new TurnBatch<CommitCall, boolean>(async (calls) => {
+    const rows = await this.sql.query<{ key: string }>(commitStatement, [
+      calls.map((call) => call.key),
+      calls.map((call) => call.token),
+      calls.map((call) => call.value),
+      calls.map((call) => call.ttlMs),
+      calls.map((call) => call.release?.key ?? null),
+      calls.map((call) => call.release?.token ?? null),
+    ]);
+    const committed = new Set(rows.map((row) => row.key));
+    return calls.map((call) => committed.has(call.key));
+  }, keyOfCall);
 
   constructor(
     private readonly sql: LaneSql,

@@ -39,22 +39,13 @@ interface Delivery {
 }
 
 /**
- * How long the deliveries that come while an admission call is in flight may wait for it, to go in the next call
- * together: a loaded Redis answers within a few milliseconds, and a stalled one holds nobody longer than this.
- */
-const holdWhileRunningMs = 5;
-
-/**
  * QueuedAdmission on Redis standalone: the gate's key (a claim key of RedisClaimStore, under the same prefix) and the
  * queue's job in one script, the job added as RedisQueue.enqueue adds it. The deliveries of one event-loop turn go
- * in one script call, and under load so do those that came while the previous call was in flight (TurnBatch's group
- * commit): each call is one socket write, one reply to wake up for and one script run and AOF write in Redis for
- * all of them; at a steady rate a call holds one.
+ * in one script call: under load an instance reads many requests a turn, and one call makes one socket write, one
+ * reply to wake up for and one script run in Redis for all of them; at a steady rate a turn holds one.
  */
 export class RedisQueuedAdmission<T> extends RedisPort implements QueuedAdmission<T> {
-  private readonly turn = new TurnBatch<Delivery, string | 0>((deliveries) => this.admitAll(deliveries), {
-    holdWhileRunningMs,
-  });
+  private readonly turn = new TurnBatch<Delivery, string | 0>((deliveries) => this.admitAll(deliveries));
 
   constructor(
     client: Redis,
