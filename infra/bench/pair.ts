@@ -1,0 +1,96 @@
+/**
+ * `npm run bench:pair`: this checkout's ack path against another checkout's (`BENCH_PAIR_BASE`, a git worktree with
+ * its own `npm ci`), both at once. Two ROLE=web instances share one Redis and one database, one started from each
+ * checkout, and two open-loop pacers send each the same rate of distinct signed Slack mentions; it prints each
+ * instance's CPU per ack by /proc, round by round, and their ratio. On a shared 2-core VM whose speed drifts by a
+ * third within minutes, runs one after the other cannot tell a 5 % change from noise; two instances loaded side by
+ * side drift together (an unchanged pair reads 0.95–1.01). Redis is shared, so its own cost is not compared.
+ * Knobs: BENCH_PAIR_RATE (2,000/s each), BENCH_PAIR_SECONDS (8 a round), BENCH_PAIR_ROUNDS (8, after 2 of warm-up).
+ */
+import { readFile } from "node:fs/promises";
+import { startDeployment } from "@resident/testkit/deployment";
+import { freePort, ManagedProcess } from "@resident/testkit/processes";
+import { appMention } from "@resident/testkit/slack";
+import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
+
+const base = process.env.BENCH_PAIR_BASE;
+if (!base) throw new Error("BENCH_PAIR_BASE: the other checkout's directory (a worktree with node_modules)");
+const rate = Number(process.env.BENCH_PAIR_RATE ?? 2_000);
+const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 8);
+const rounds = Number(process.env.BENCH_PAIR_ROUNDS ?? 8);
+const warmupRounds = 2;
+
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" } });
+const port = await freePort();
+const other = ManagedProcess.spawn(
+  "base",
+  process.execPath,
+  ["--conditions=source", "--import", "tsx", "apps/server/src/main.ts"],
+  {
+    cwd: base,
+    env: {
+      ...{ PATH: process.env.PATH, HOME: process.env.HOME, HOST: "127.0.0.1", INSTANCE_ID: "base" },
+      ...dep.env,
+      ...{ ROLE: "web", PORT: String(port), ANTHROPIC_API_KEY: "sk-ant-test-base" },
+    },
+  },
+);
+// However this process ends, the other checkout's instance goes with it (the deployment's own are tracked already).
+process.once("exit", () => other.running && process.kill(other.pid, "SIGKILL"));
+const pacers = await Promise.all([Pacer.start(), Pacer.start()]);
+try {
+  const otherUrl = `http://127.0.0.1:${port}`;
+  await until(
+    () =>
+      fetch(`${otherUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    `${base} did not start`,
+  );
+  const ws = await dep.connectSlack({ streaming: false });
+  let sent = 0;
+  const mentions = (count: number): PreparedRequest[] =>
+    Array.from({ length: count }, () => {
+      const signed = ws.request(appMention(ws.bot, `bench question ${sent++}: when does the office open?`));
+      return { path: ws.webhookPath, headers: signed.headers, body: signed.rawBody };
+    });
+  const pids = [dep.instances[0]?.pid ?? 0, other.pid];
+  const options = { rate, durationS: seconds, sockets: 32 };
+  const ratios: number[] = [];
+  process.stdout.write(`this checkout against ${base}: ${rate}/s each, ${seconds} s a round\n`);
+  for (let round = -warmupRounds; round < rounds; round++) {
+    const before = await Promise.all(pids.map(cpuMs));
+    const results = await Promise.all(
+      [dep.url, otherUrl].map((url, i) => pacers[i]?.run(url, new RequestFeed(mentions(rate * seconds)), options)),
+    );
+    const after = await Promise.all(pids.map(cpuMs));
+    if (round < 0) continue;
+    const [mine = 0, theirs = 0] = after.map((ms, i) => ((ms - (before[i] ?? 0)) * 1000) / (rate * seconds));
+    const failed = results.map((result) => result?.failed ?? 0).join(" · ");
+    ratios.push(mine / theirs);
+    process.stdout.write(
+      `round ${round + 1}: this ${mine.toFixed(1)} µs an ack, base ${theirs.toFixed(1)} µs, ratio ${(mine / theirs).toFixed(3)} (failed ${failed})\n`,
+    );
+  }
+  ratios.sort((a, b) => a - b);
+  const median = ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
+  process.stdout.write(`median ratio ${median.toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(" ")})\n`);
+} finally {
+  for (const pacer of pacers) pacer.close();
+  await other.stop("SIGTERM", 3_000);
+  await dep.close();
+}
+
+async function until(check: () => Promise<boolean>, failure: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(failure);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
