@@ -123,7 +123,11 @@ describe("ReceiverPool on PgReceiverSlots", () => {
         },
         { timeout: 10_000 },
       );
-      expect((await slots.held("ws_spread")).map((s) => s.state)).toEqual(["open", "open", "open"]);
+      // The state is told to the store by a renewal of its own, a statement behind the connection's opening.
+      await vi.waitFor(
+        async () => expect((await slots.held("ws_spread")).map((s) => s.state)).toEqual(["open", "open", "open"]),
+        { timeout: 10_000 },
+      );
       // A graceful stop gives its slot back: two instances left, one connection on each (at least two in all).
       await instances[0]?.pool.close();
       await vi.waitFor(
