@@ -35,8 +35,12 @@ const settings = {
   baselineWarmupS: 3,
   ingestWarmupS: Number(process.env.BENCH_WARMUP_S ?? 4),
   ingestWarmupDuplicatesS: 8,
-  /** Distinct deliveries prepared for the ingest warm-up (what is not sent is dropped). */
-  warmupPool: 30_000,
+  /**
+   * Distinct deliveries prepared for the ingest warm-up: the baseline's warm-up rate times this many seconds (the
+   * ack path is slower than the bare route), at least `warmupPoolMin`. What is not sent is dropped.
+   */
+  warmupPoolSeconds: 6,
+  warmupPoolMin: 30_000,
   /**
    * The open-loop rate, as a share of the ack path's closed-loop capacity. Not 50 %: at a steady rate each request
    * batches less with others (fewer requests per event-loop turn and per socket write) and costs ~1.5× the CPU it
@@ -190,11 +194,15 @@ async function main(): Promise<number> {
     `warming up: baseline ${settings.baselineWarmupS} s; ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
   );
   await workers.pause();
-  const warmBodies = mentions(settings.warmupPool);
-  await closedLoop(base.url, new RequestFeed(warmBodies, true), {
+  // The baseline's bodies never reach resident, so they are not among the threads sent.
+  const baselineBodies = Array.from({ length: 5_000 }, (_, i) => mention(ws, i));
+  const baselineWarmup = await closedLoop(base.url, new RequestFeed(baselineBodies, true), {
     connections: conn,
     durationS: settings.baselineWarmupS,
   });
+  const warmBodies = mentions(
+    Math.max(settings.warmupPoolMin, Math.ceil(baselineWarmup.perSecond * settings.warmupPoolSeconds)),
+  );
   const warmFeed = new RequestFeed(warmBodies);
   const warmup = await closedLoop(dep.url, warmFeed, { connections: conn, durationS: settings.ingestWarmupS });
   acceptedUnique += warmup.ok;
