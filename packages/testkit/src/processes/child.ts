@@ -15,6 +15,8 @@ export class ManagedProcess {
     };
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
+    // A binary that is not installed: no exit follows, `running` reads false, and the log says why.
+    child.once("error", (error) => this.output.push(`${name} could not start: ${error.message}\n`));
     this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   }
 

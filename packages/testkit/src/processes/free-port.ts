@@ -1,4 +1,5 @@
 import { connect, createServer } from "node:net";
+import type { ManagedProcess } from "./child.ts";
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
 export async function freePort(): Promise<number> {
@@ -29,10 +30,14 @@ export async function startOnFreePort<T>(
   }
 }
 
-/** Resolves once something accepts connections on the port, or rejects after `timeoutMs`. */
-export async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
+/**
+ * Resolves once something accepts connections on the port, or rejects after `timeoutMs` — or at once, with its
+ * output, when the `server` meant to listen there is not running (it exited, or its binary is not installed).
+ */
+export async function waitForPort(port: number, timeoutMs = 15_000, server?: ManagedProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (server && !server.running) throw new Error(`${server.name} is not running:\n${server.log()}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1");
       socket.once("connect", () => {

@@ -29,7 +29,7 @@ export async function startNginx(upstreamPorts: number[]): Promise<RunningNginx>
   const file = join(prefix, "nginx.conf");
   await writeFile(file, config);
   const nginx = ManagedProcess.spawn("nginx", "nginx", ["-p", prefix, "-c", file, "-g", "daemon off;"]);
-  await waitForPort(port);
+  await waitForPort(port, 15_000, nginx);
   return {
     url: `http://127.0.0.1:${port}`,
     process: nginx,
