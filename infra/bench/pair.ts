@@ -12,6 +12,7 @@ import { startDeployment } from "@resident/testkit/deployment";
 import { freePort, ManagedProcess } from "@resident/testkit/processes";
 import { appMention } from "@resident/testkit/slack";
 import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
+import { median } from "./rounds.ts";
 
 const base = process.env.BENCH_PAIR_BASE;
 if (!base) throw new Error("BENCH_PAIR_BASE: the other checkout's directory (a worktree with node_modules)");
@@ -78,9 +79,8 @@ try {
       `round ${round + 1}: this ${mine.toFixed(1)} µs an ack, base ${theirs.toFixed(1)} µs, ratio ${(mine / theirs).toFixed(3)} (failed ${failed})\n`,
     );
   }
-  ratios.sort((a, b) => a - b);
-  const median = ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
-  process.stdout.write(`median ratio ${median.toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(" ")})\n`);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  process.stdout.write(`median ratio ${median(ratios).toFixed(3)} (${sorted.map((r) => r.toFixed(3)).join(" ")})\n`);
 } finally {
   for (const pacer of pacers) pacer.close();
   await other.stop("SIGTERM", 3_000);

@@ -1,5 +1,6 @@
 import { fixed, ms, table, verdict } from "./format.ts";
 import type { Report } from "./report.ts";
+import { ackRatio } from "./rounds.ts";
 
 /** Redis figures the report derives from its windows (net of the idle background). */
 export interface RedisFigures {
@@ -29,7 +30,7 @@ interface Figure {
 export function issueTable(r: Report, redis: RedisFigures): string[] {
   const perMessage = (cpuS: number, count: number) => (1000 * cpuS) / Math.max(1, count);
   const cpu = perMessage(r.e2e.cpu.groups.servers ?? 0, r.e2e.messages);
-  const ratio = r.ingestPaused.result.perSecond / r.baselineMax.result.perSecond;
+  const ratio = ackRatio(r);
   const killS = r.kill.lastAnsweredAfterMs / 1000;
   const figures: Figure[] = [
     {
