@@ -49,7 +49,7 @@ export interface Report {
   baselineMax: Measured<ClosedLoopResult>;
   ingestPaused: Measured<ClosedLoopResult>;
   /** Each round's ack path over the baseline just before it; their median is the figure. */
-  ratioRounds: number[];
+  roundRatios: number[];
   ingestLive: Measured<ClosedLoopResult>;
   /** The workers answering the paused run's backlog with nothing else running. */
   backlog: Measured<{ seconds: number; posts: number }> & { jobs: number; replies: number };
@@ -127,7 +127,7 @@ export type LatencyReport = Pick<
   | "totalS"
   | "baselineMax"
   | "ingestPaused"
-  | "ratioRounds"
+  | "roundRatios"
   | "ingestLive"
   | "baselineRate"
   | "ingestRate"
@@ -187,7 +187,7 @@ export function renderLatency(r: LatencyReport): string[] {
       ["", "(bare fastify)", "(the ack path alone)", "(as deployed, ROLE=all)"],
       ["accepted/s (2xx)", ...closed.map((m) => int(m.result.perSecond))],
       ["ratio to baseline (rounds' median)", "1.00", fixed(ratio, 2), fixed(liveRatio, 2)],
-      ["  each round", "", r.ratioRounds.map((x) => fixed(x, 2)).join(" · "), ""],
+      ["  each round", "", r.roundRatios.map((x) => fixed(x, 2)).join(" · "), ""],
       [
         "non-2xx · errors · timeouts",
         ...closed.map((m) => `${m.result.non2xx} · ${m.result.errors} · ${m.result.timeouts}`),

@@ -3,8 +3,8 @@ import type { ClosedLoopResult } from "./load.ts";
 import type { Measured, Report } from "./report.ts";
 
 /** The ack path's accepted/s over the bare baseline's: the median of the alternating rounds' ratios. */
-export function ackRatio(r: Pick<Report, "ratioRounds">): number {
-  return median(r.ratioRounds);
+export function ackRatio(r: Pick<Report, "roundRatios">): number {
+  return median(r.roundRatios);
 }
 
 export function median(values: readonly number[]): number {

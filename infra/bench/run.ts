@@ -38,7 +38,6 @@ const settings = {
    */
   ratioRounds: 3,
   ratioRoundS: Number(process.env.BENCH_RATIO_ROUND_S ?? 3),
-  /** Requests each side gets before anything is measured (JIT, pools, every instance's workspace cache). */
   /** Closed-loop warm-up before anything is measured (JIT, pools, every instance's workspace cache). */
   baselineWarmupS: 3,
   ingestWarmupS: Number(process.env.BENCH_WARMUP_S ?? 4),
@@ -238,7 +237,7 @@ async function main(): Promise<number> {
   }
   const baselineMax = mergeRounds(baselineRounds);
   const ingestPaused = mergeRounds(ingestRounds);
-  const ratioRounds = ingestRounds.map(
+  const roundRatios = ingestRounds.map(
     (ingest, i) => ingest.result.perSecond / (baselineRounds[i] as Measured<ClosedLoopResult>).result.perSecond,
   );
   acceptedUnique += ingestPaused.result.ok;
@@ -292,7 +291,7 @@ async function main(): Promise<number> {
   if (onlyLatency) {
     const latency = { machine, settings: { ...settings, rate }, totalS: (performance.now() - startedAt) / 1000 };
     say(
-      renderLatency({ ...latency, baselineMax, ingestPaused, ratioRounds, ingestLive, baselineRate, ingestRate }).join(
+      renderLatency({ ...latency, baselineMax, ingestPaused, roundRatios, ingestLive, baselineRate, ingestRate }).join(
         "\n",
       ),
     );
@@ -422,7 +421,7 @@ async function main(): Promise<number> {
     totalS: (performance.now() - startedAt) / 1000,
     baselineMax,
     ingestPaused,
-    ratioRounds,
+    roundRatios,
     ingestLive,
     backlog: { ...backlog, jobs: backlogJobs, replies: backlogReplies },
     liveDrainS: liveDrain.seconds,
