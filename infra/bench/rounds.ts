@@ -1,4 +1,3 @@
-import type { CpuUse } from "./cpu.ts";
 import type { ClosedLoopResult } from "./load.ts";
 import type { Measured, Report } from "./report.ts";
 
@@ -19,39 +18,38 @@ export function median(values: readonly number[]): number {
  */
 export function mergeRounds(rounds: readonly Measured<ClosedLoopResult>[]): Measured<ClosedLoopResult> {
   const results = rounds.map((round) => round.result);
-  const sum = (pick: (r: ClosedLoopResult) => number) => results.reduce((total, r) => total + pick(r), 0);
-  const statusCodes: Record<string, number> = {};
-  for (const r of results)
-    for (const [code, count] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
-  const durationS = sum((r) => r.durationS);
-  const ok = sum((r) => r.ok);
+  const cpus = rounds.map((round) => round.cpu);
+  const sum = <T>(items: readonly T[], pick: (item: T) => number) =>
+    items.reduce((total, item) => total + pick(item), 0);
+  const durationS = sum(results, (r) => r.durationS);
+  const ok = sum(results, (r) => r.ok);
   return {
     result: {
       connections: results[0]?.connections ?? 0,
       durationS,
-      sent: sum((r) => r.sent),
+      sent: sum(results, (r) => r.sent),
       ok,
-      non2xx: sum((r) => r.non2xx),
-      errors: sum((r) => r.errors),
-      timeouts: sum((r) => r.timeouts),
+      non2xx: sum(results, (r) => r.non2xx),
+      errors: sum(results, (r) => r.errors),
+      timeouts: sum(results, (r) => r.timeouts),
       perSecond: ok / Math.max(durationS, Number.EPSILON),
       p50: median(results.map((r) => r.p50)),
       p99: median(results.map((r) => r.p99)),
-      statusCodes,
+      statusCodes: sumRecords(results.map((r) => r.statusCodes)),
     },
-    cpu: sumCpu(rounds.map((round) => round.cpu)),
+    cpu: {
+      wallS: sum(cpus, (u) => u.wallS),
+      groups: sumRecords(cpus.map((u) => u.groups)),
+      self: sum(cpus, (u) => u.self),
+      other: sum(cpus, (u) => u.other),
+      machine: sum(cpus, (u) => u.machine),
+    },
   };
 }
 
-function sumCpu(uses: readonly CpuUse[]): CpuUse {
-  const groups: Record<string, number> = {};
-  for (const use of uses) for (const [group, s] of Object.entries(use.groups)) groups[group] = (groups[group] ?? 0) + s;
-  const total = (pick: (use: CpuUse) => number) => uses.reduce((sum, use) => sum + pick(use), 0);
-  return {
-    wallS: total((u) => u.wallS),
-    groups,
-    self: total((u) => u.self),
-    other: total((u) => u.other),
-    machine: total((u) => u.machine),
-  };
+function sumRecords(records: readonly Record<string, number>[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const record of records)
+    for (const [key, value] of Object.entries(record)) total[key] = (total[key] ?? 0) + value;
+  return total;
 }

@@ -225,21 +225,20 @@ async function main(): Promise<number> {
   const pausedFeed = new RequestFeed(saturation);
   const baselineRounds: Measured<ClosedLoopResult>[] = [];
   const ingestRounds: Measured<ClosedLoopResult>[] = [];
+  const roundRatios: number[] = [];
   const round = { connections: conn, durationS: settings.ratioRoundS };
   step(
     `baseline, then ingest with the workers paused (the ack path alone): ${conn} connections, ${settings.ratioRounds} rounds of ${settings.ratioRoundS} s a side`,
   );
   for (let i = 0; i < settings.ratioRounds; i++) {
-    baselineRounds.push(
-      await measured(baselineCpu, () => closedLoop(base.url, new RequestFeed(saturation, true), round)),
-    );
-    ingestRounds.push(await measured(ingestCpu(), () => closedLoop(dep.url, pausedFeed, round)));
+    const baseline = await measured(baselineCpu, () => closedLoop(base.url, new RequestFeed(saturation, true), round));
+    const ingest = await measured(ingestCpu(), () => closedLoop(dep.url, pausedFeed, round));
+    baselineRounds.push(baseline);
+    ingestRounds.push(ingest);
+    roundRatios.push(ingest.result.perSecond / baseline.result.perSecond);
   }
   const baselineMax = mergeRounds(baselineRounds);
   const ingestPaused = mergeRounds(ingestRounds);
-  const roundRatios = ingestRounds.map(
-    (ingest, i) => ingest.result.perSecond / (baselineRounds[i] as Measured<ClosedLoopResult>).result.perSecond,
-  );
   acceptedUnique += ingestPaused.result.ok;
   forget(sentThreads, saturation.length - pausedFeed.taken);
 
