@@ -41,10 +41,12 @@ export class CachingDirectory implements TenantDirectory, ReceiverCatalog {
 
   constructor(private readonly options: CachingDirectoryOptions) {
     // An entry past its TTL is kept (not deleted on a stale read): it answers for its workspace while the database
-    // is away.
+    // is away. The clock is read on every lookup: lru-cache's default caches it for 1 ms behind a timer, which on the
+    // webhook's path set a timer and woke the loop up to once a millisecond, for a TTL of seconds.
     this.cache = new LRUCache({
       max: options.maxEntries ?? 10_000,
       ttl: options.ttlMs ?? 30_000,
+      ttlResolution: 0,
       noDeleteOnStaleGet: true,
     });
     this.unsubscribe = options.changeFeed.subscribe((workspaceId) => this.forget(workspaceId));

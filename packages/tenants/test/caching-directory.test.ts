@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DatabaseUnavailableError } from "@resident/core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   CachingDirectory,
   type CachingDirectoryOptions,
@@ -109,6 +109,19 @@ describe.each(backends)("$name: the caching directory", (backend) => {
     expect(await suite.tenants.directory.workspace(id)).toEqual(found);
     await changeFeed.publish(id);
     expect(await suite.tenants.directory.workspace(id)).toBeUndefined();
+  });
+
+  it("answers a cache hit without setting a timer: it is asked on every webhook", async () => {
+    const { id } = await newWorkspace();
+    await suite.tenants.directory.workspace(id);
+    await sleep(5);
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    try {
+      expect((await suite.tenants.directory.workspace(id))?.id).toBe(id);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("never caches an unknown workspace", async () => {
