@@ -38,7 +38,9 @@ describe("Add to Slack in the console", () => {
     await page.goto(`${s.url}/admin/`);
     await page.getByLabel(t.signIn.tokenLabel).fill(tenant.token);
     await page.getByRole("button", { name: t.signIn.title }).click();
-    await page.getByRole("heading", { level: 1 }).waitFor();
+    // The tenant's own page, not any first heading: the sign-in form has one too, and leaving before the token is
+    // kept signs the tab out.
+    await page.getByRole("heading", { level: 1, name: "Acme" }).waitFor();
 
     const installed: { workspaceId: string; bot: FakeSlackBot; target: FakeInstallTarget }[] = [];
     for (const target of targets) {
