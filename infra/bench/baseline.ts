@@ -25,7 +25,7 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
-/** N bare fastify processes (baseline-server.ts, run as the service is: node --import tsx) behind the same nginx. */
+/** N bare fastify processes (baseline-server.mjs, run under node alone, as the service's build is) behind the same nginx. */
 export async function startBaseline(instances: number): Promise<Baseline> {
   const processes: ManagedProcess[] = [];
   let nginx: RunningNginx | undefined;
@@ -45,12 +45,10 @@ export async function startBaseline(instances: number): Promise<Baseline> {
     const ports: number[] = [];
     for (let i = 0; i < instances; i++) {
       const port = await freePort();
-      const child = ManagedProcess.spawn(
-        `baseline-${i + 1}`,
-        process.execPath,
-        ["--import", "tsx", "infra/bench/baseline-server.ts"],
-        { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) } },
-      );
+      const child = ManagedProcess.spawn(`baseline-${i + 1}`, process.execPath, ["infra/bench/baseline-server.mjs"], {
+        cwd: root,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) },
+      });
       live.add(child);
       processes.push(child);
       ports.push(port);

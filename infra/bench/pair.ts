@@ -5,7 +5,9 @@
  * instance's CPU per ack by /proc, round by round, and their ratio. On a shared 2-core VM whose speed drifts by a
  * third within minutes, runs one after the other cannot tell a 5 % change from noise; two instances loaded side by
  * side drift together (an unchanged pair reads 0.95–1.01). Redis is shared, so its own cost is not compared.
- * Knobs: BENCH_PAIR_RATE (2,000/s each), BENCH_PAIR_SECONDS (8 a round), BENCH_PAIR_ROUNDS (8, after 2 of warm-up).
+ * Knobs: BENCH_PAIR_RATE (2,000/s each), BENCH_PAIR_SECONDS (8 a round), BENCH_PAIR_ROUNDS (8, after 2 of warm-up);
+ * BENCH_PAIR_ENTRY and BENCH_PAIR_BASE_ENTRY (`build`: that side runs its build, which must be built, instead of its
+ * sources under tsx).
  */
 import { readFile } from "node:fs/promises";
 import { startDeployment } from "@resident/testkit/deployment";
@@ -26,12 +28,15 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" } });
+const entry = process.env.BENCH_PAIR_ENTRY === "build" ? "build" : "source";
+const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" }, entry });
 const port = await freePort();
 const other = ManagedProcess.spawn(
   "base",
   process.execPath,
-  ["--conditions=source", "--import", "tsx", "apps/server/src/main.ts"],
+  process.env.BENCH_PAIR_BASE_ENTRY === "build"
+    ? ["apps/server/dist/main.js"]
+    : ["--conditions=source", "--import", "tsx", "apps/server/src/main.ts"],
   {
     cwd: base,
     env: {

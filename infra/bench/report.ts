@@ -159,6 +159,9 @@ export function renderLatency(r: LatencyReport): string[] {
   out.push(
     `settings  ${s.instances} instances behind nginx (infra/nginx/nginx.template.conf), ROLE=all, 1 Slack workspace, instant fake LLM`,
   );
+  out.push(
+    `          the instances run the build (\`npm run build\`, as \`npm start\` runs it), the baseline plain JS`,
+  );
   out.push(`          every request a distinct Slack app_mention, signed before the clock starts`);
   out.push(
     `          the closed loops' autocannon is this Node process, which also runs the fake Slack and fake Anthropic; the`,

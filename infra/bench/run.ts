@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: in one run, on the same nginx template and instance count,
- *  - a no-op baseline (baseline-server.ts: a bare fastify route answering 200) and the real ingest path (resident
+ *  - a no-op baseline (baseline-server.mjs: a bare fastify route answering 200) and the real ingest path (resident
  *    instances, one Slack workspace, an instant fake LLM), both fed correctly signed, distinct Slack deliveries
  *    prepared before any clock starts: accepted events/s (closed loop) and ack latency at a fixed rate (open loop);
  *  - the same closed-loop run and fixed rate with Redis killed (deliveries taken in by the PostgreSQL lane);
@@ -10,8 +10,10 @@
  * It prints a table and writes the same to infra/bench/RESULTS.md. It exits non-zero only for a correctness failure
  * (a wrong reply count) or a key of ours without a TTL, never for speed: machines are noisy.
  */
+import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
 import { appMention } from "@resident/testkit/slack";
 import { type Baseline, startBaseline } from "./baseline.ts";
@@ -135,11 +137,15 @@ interface Mention extends PreparedRequest {
 async function main(): Promise<number> {
   const machine = await describeMachine();
   const startedAt = performance.now();
+  // The instances run what ships (`npm start`'s build), not the sources under tsx, which cost the ack a few per cent
+  // more CPU (infra/bench/README.md, "The build, as it ships"); the build's step is `npm start`'s own.
+  step("building the service (npm run build, as `npm start` does)");
+  await promisify(execFile)("npm", ["run", "build", "--silent"]);
   step(
     `starting ${settings.instances} resident instances + nginx, and ${settings.instances} baseline processes + nginx`,
   );
   const [deployed, bare, paceProcess, observeProcess] = await Promise.allSettled([
-    startDeployment({ instances: settings.instances, platforms: ["slack"] }),
+    startDeployment({ instances: settings.instances, platforms: ["slack"], entry: "build" }),
     startBaseline(settings.instances),
     Pacer.start(),
     Pacer.start(),

@@ -3,6 +3,7 @@ import { AdminApi } from "@resident/admin-api";
 import { type AnthropicCall, FakeAnthropic, type FakeAnthropicOptions } from "../anthropic/index.ts";
 import { FakeChatwork, type FakeChatworkOptions } from "../chatwork/index.ts";
 import { freePort } from "../processes/free-port.ts";
+import type { InstanceEntry } from "../processes/instance.ts";
 import { type RunningNginx, startNginx } from "../processes/nginx.ts";
 import { createDatabase, type TestDatabase } from "../processes/postgres.ts";
 import { RedisServer } from "../processes/redis.ts";
@@ -29,6 +30,11 @@ export interface DeploymentOptions {
   platforms?: FakePlatform[];
   /** Added to every instance's environment (e.g. CLAIM_LEASE_SECONDS, JOB_LOCK_SECONDS, WORKER_CONCURRENCY). */
   env?: Record<string, string>;
+  /**
+   * What the instances run: their TypeScript sources under tsx (default, as the tests and `npm run dev` do), or the
+   * build, as `npm start` and the Docker image run it (the caller builds it first).
+   */
+  entry?: InstanceEntry;
   /** Added to one instance's environment, after `env`. */
   instanceEnv?: (index: number, name: string) => Record<string, string>;
   /** Default "warn": what the captured logs hold. */
@@ -171,7 +177,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
         ANTHROPIC_API_KEY: `${keyPrefix}-${name}`,
         ...options.instanceEnv?.(i, name),
       };
-      instances.push(new DeployedInstance(name, await freePort(), instanceEnv));
+      instances.push(new DeployedInstance(name, await freePort(), instanceEnv, options.entry));
     }
     closers.push(() => Promise.all(instances.map((instance) => instance.stop(5_000))));
     // All at once: the database migrations are safe to run concurrently (packages/tenants).

@@ -1,5 +1,5 @@
 import type { ManagedProcess } from "../processes/child.ts";
-import { spawnInstance } from "../processes/instance.ts";
+import { type InstanceEntry, spawnInstance } from "../processes/instance.ts";
 import { track, untrack } from "./leftovers.ts";
 import { parseMetrics, type Samples } from "./metrics.ts";
 
@@ -19,6 +19,7 @@ export class DeployedInstance {
     readonly name: string,
     readonly port: number,
     readonly env: Record<string, string>,
+    readonly entry: InstanceEntry = "source",
   ) {
     this.url = `http://127.0.0.1:${port}`;
   }
@@ -43,7 +44,7 @@ export class DeployedInstance {
   /** Spawns the process and waits until it answers `readiness` (readyz: Redis and the database reachable too). */
   async start(readiness: Readiness = "readyz", timeoutMs = 60_000): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
-    const child = spawnInstance(this.name, { ...this.env, PORT: String(this.port) });
+    const child = spawnInstance(this.name, { ...this.env, PORT: String(this.port) }, this.entry);
     this.runs.push(child);
     track(child);
     await this.untilAnswering(child, readiness, timeoutMs);
