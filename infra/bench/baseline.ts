@@ -25,7 +25,7 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
-/** N bare fastify processes (baseline-server.mjs, run under node alone, as the service's build is) behind the same nginx. */
+/** N bare fastify processes (baseline-server.mjs, under node alone as the service's build is) behind one nginx. */
 export async function startBaseline(instances: number): Promise<Baseline> {
   const processes: ManagedProcess[] = [];
   let nginx: RunningNginx | undefined;

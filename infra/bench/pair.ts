@@ -4,7 +4,8 @@
  * checkout, and two open-loop pacers send each the same rate of distinct signed Slack mentions; it prints each
  * instance's CPU per ack by /proc, round by round, and their ratio. On a shared 2-core VM whose speed drifts by a
  * third within minutes, runs one after the other cannot tell a 5 % change from noise; two instances loaded side by
- * side drift together (an unchanged pair reads 0.95–1.01). Redis is shared, so its own cost is not compared.
+ * side drift together (an unchanged pair reads 0.95–1.08: the seats differ, so a small change is read from both
+ * seats, each checkout in each). Redis is shared, so its own cost is not compared.
  * Knobs: BENCH_PAIR_RATE (2,000/s each), BENCH_PAIR_SECONDS (8 a round), BENCH_PAIR_ROUNDS (8, after 2 of warm-up);
  * BENCH_PAIR_ENTRY and BENCH_PAIR_BASE_ENTRY (`build`: that side runs its build, which must be built, instead of its
  * sources under tsx).
