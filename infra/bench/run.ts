@@ -137,8 +137,8 @@ interface Mention extends PreparedRequest {
 async function main(): Promise<number> {
   const machine = await describeMachine();
   const startedAt = performance.now();
-  // The instances run what ships (`npm start`'s build), not the sources under tsx, which cost the ack a few per cent
-  // more CPU (infra/bench/README.md, "The build, as it ships"); the build's step is `npm start`'s own.
+  // The instances run what ships (`npm start`'s build), not the sources under tsx, which cost the ack 1.07 × the
+  // build's CPU (infra/bench/README.md, "The build, as it ships"); the build's step is `npm start`'s own.
   step("building the service (npm run build, as `npm start` does)");
   await promisify(execFile)("npm", ["run", "build", "--silent"]);
   step(
