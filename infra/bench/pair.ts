@@ -12,7 +12,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { startDeployment } from "@resident/testkit/deployment";
-import { freePort, ManagedProcess } from "@resident/testkit/processes";
+import { entryArguments, freePort, type InstanceEntry, ManagedProcess } from "@resident/testkit/processes";
 import { appMention } from "@resident/testkit/slack";
 import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
 import { median } from "./rounds.ts";
@@ -29,15 +29,14 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const entry = process.env.BENCH_PAIR_ENTRY === "build" ? "build" : "source";
+const entryOf = (setting: string | undefined): InstanceEntry => (setting === "build" ? "build" : "source");
+const entry = entryOf(process.env.BENCH_PAIR_ENTRY);
 const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" }, entry });
 const port = await freePort();
 const other = ManagedProcess.spawn(
   "base",
   process.execPath,
-  process.env.BENCH_PAIR_BASE_ENTRY === "build"
-    ? ["apps/server/dist/main.js"]
-    : ["--conditions=source", "--import", "tsx", "apps/server/src/main.ts"],
+  [...entryArguments[entryOf(process.env.BENCH_PAIR_BASE_ENTRY)]],
   {
     cwd: base,
     env: {

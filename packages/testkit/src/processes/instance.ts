@@ -20,7 +20,8 @@ export interface RunningInstance {
  */
 export type InstanceEntry = "source" | "build";
 
-const entryArguments: Record<InstanceEntry, string[]> = {
+/** node's arguments for each entry, from a checkout's root (this one's, or another's: bench:pair runs two). */
+export const entryArguments: Record<InstanceEntry, readonly string[]> = {
   source: ["--conditions=source", "--import", "tsx", "apps/server/src/main.ts"],
   build: ["apps/server/dist/main.js"],
 };
@@ -30,7 +31,7 @@ const entryArguments: Record<InstanceEntry, string[]> = {
  * is inherited but PATH and HOME. The one launcher of instances, for single ones and deployments alike.
  */
 export function spawnInstance(name: string, env: Record<string, string>, entry: InstanceEntry = "source") {
-  return ManagedProcess.spawn(name, process.execPath, entryArguments[entry], {
+  return ManagedProcess.spawn(name, process.execPath, [...entryArguments[entry]], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
