@@ -25,8 +25,16 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
-/** N bare fastify processes (baseline-server.mjs, under node alone as the service's build is) behind one nginx. */
-export async function startBaseline(instances: number): Promise<Baseline> {
+/** What the processes run: the bare route, or the floor (the ack's necessary work alone) with its settings. */
+export type BaselineServer = { kind: "bare" } | { kind: "floor"; redisUrl: string; signingSecret: string };
+
+/**
+ * N processes of baseline-server.mjs (the bare route) or floor-server.mjs (the floor), under node alone as the
+ * service's build is, behind one nginx.
+ */
+export async function startBaseline(instances: number, server: BaselineServer = { kind: "bare" }): Promise<Baseline> {
+  const file = server.kind === "bare" ? "infra/bench/baseline-server.mjs" : "infra/bench/floor-server.mjs";
+  const settings = server.kind === "bare" ? {} : { REDIS_URL: server.redisUrl, SIGNING_SECRET: server.signingSecret };
   const processes: ManagedProcess[] = [];
   let nginx: RunningNginx | undefined;
   const close = async () => {
@@ -45,9 +53,9 @@ export async function startBaseline(instances: number): Promise<Baseline> {
     const ports: number[] = [];
     for (let i = 0; i < instances; i++) {
       const port = await freePort();
-      const child = ManagedProcess.spawn(`baseline-${i + 1}`, process.execPath, ["infra/bench/baseline-server.mjs"], {
+      const child = ManagedProcess.spawn(`${server.kind}-${i + 1}`, process.execPath, [file], {
         cwd: root,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) },
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...settings },
       });
       live.add(child);
       processes.push(child);

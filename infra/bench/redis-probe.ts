@@ -100,6 +100,18 @@ export class RedisProbe {
     return { total: found.length, patterns: [...patterns.values()].sort((a, b) => b.count - a.count) };
   }
 
+  /** Unlinks every key matching `pattern`: the floor's, whose keys are not the service's to audit. */
+  async unlinkMatching(pattern: string): Promise<number> {
+    let cursor = "0";
+    let unlinked = 0;
+    do {
+      const [next, batch] = await this.client.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      if (batch.length > 0) unlinked += await this.client.unlink(...batch);
+    } while (cursor !== "0");
+    return unlinked;
+  }
+
   close(): void {
     this.client.disconnect();
   }

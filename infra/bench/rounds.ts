@@ -6,6 +6,11 @@ export function ackRatio(r: Pick<Report, "roundRatios">): number {
   return median(r.roundRatios);
 }
 
+/** The floor's (the ack's necessary work alone) accepted/s over the same baseline, likewise. */
+export function floorRatio(r: Pick<Report, "floorRatios">): number {
+  return median(r.floorRatios);
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

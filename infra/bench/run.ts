@@ -3,6 +3,7 @@
  *  - a no-op baseline (baseline-server.mjs: a bare fastify route answering 200) and the real ingest path (resident
  *    instances, one Slack workspace, an instant fake LLM), both fed correctly signed, distinct Slack deliveries
  *    prepared before any clock starts: accepted events/s (closed loop) and ack latency at a fixed rate (open loop);
+ *    between them in the closed loop's rounds the floor (floor-server.mjs: the ack's necessary work alone);
  *  - the same closed-loop run and fixed rate with Redis killed (deliveries taken in by the PostgreSQL lane);
  *  - end-to-end throughput: N mentions in, time until N replies are at the fake Slack, exactly one each;
  *  - Redis: commands per unique event and per duplicate (INFO commandstats, background measured over an idle interval
@@ -34,14 +35,16 @@ const settings = {
   connections: 64,
   saturateS: Number(process.env.BENCH_SATURATE_S ?? 6),
   /**
-   * The ack path's ratio to the baseline: alternating rounds, baseline then ack path, `ratioRoundS` each; the ratio
-   * is the rounds' median. A shared VM's speed drifts by a third within minutes, and one long run of each side read
-   * that drift as often as the code.
+   * The ack path's ratio to the baseline: alternating rounds, baseline, floor, then ack path, `ratioRoundS` each; the
+   * ratio is the rounds' median. A shared VM's speed drifts by a third within minutes, and one long run of each side
+   * read that drift as often as the code.
    */
   ratioRounds: 3,
   ratioRoundS: Number(process.env.BENCH_RATIO_ROUND_S ?? 3),
   /** Closed-loop warm-up before anything is measured (JIT, pools, every instance's workspace cache). */
   baselineWarmupS: 3,
+  /** The floor's, of distinct deliveries: as long as the ack path's, distinct and duplicates together. */
+  floorWarmupS: 8,
   ingestWarmupS: Number(process.env.BENCH_WARMUP_S ?? 4),
   ingestWarmupDuplicatesS: 8,
   /**
@@ -88,6 +91,7 @@ const step = (line: string) => process.stderr.write(`· ${line}\n`);
 
 let deployment: Deployment | undefined;
 let baseline: Baseline | undefined;
+let floor: Baseline | undefined;
 let probe: RedisProbe | undefined;
 let database: PostgresProbe | undefined;
 let pacer: Pacer | undefined;
@@ -99,7 +103,7 @@ const closeAll = () =>
     pacer?.close();
     observer?.close();
     await database?.close().catch(() => {});
-    await Promise.allSettled([deployment?.close(), baseline?.close()]);
+    await Promise.allSettled([deployment?.close(), baseline?.close(), floor?.close()]);
   })());
 
 let interrupted = false;
@@ -164,6 +168,12 @@ async function main(): Promise<number> {
   // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was filed
   // with were, and a stream takes more Slack calls an answer (start, append, stop).
   const ws = await dep.connectSlack({ streaming: false });
+  floor = await startBaseline(settings.instances, {
+    kind: "floor",
+    redisUrl: dep.redis.url,
+    signingSecret: ws.signingSecret,
+  });
+  const floorServers = floor;
   probe = new RedisProbe(dep.redis.url);
   const redis = probe;
   database = await PostgresProbe.connect(dep.database.url);
@@ -175,11 +185,13 @@ async function main(): Promise<number> {
   // The open-loop pacer's process is accounted as a group of its own, so it is not counted as other processes.
   const pacerCpu = { pacer: [(pacer as Pacer).pid, (observer as Pacer).pid] };
   const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid], ...pacerCpu };
+  const redisCpu = { redis: dep.redis.pid ? [dep.redis.pid] : [] };
+  const floorCpu: CpuGroups = { servers: floorServers.pids, nginx: [floorServers.nginxPid], ...redisCpu, ...pacerCpu };
   const ingestCpu = (): CpuGroups => ({
     ...pacerCpu,
     servers: dep.instances.map((instance) => instance.pid ?? 0),
     nginx: dep.nginx ? [dep.nginx.process.pid] : [],
-    redis: dep.redis.pid ? [dep.redis.pid] : [],
+    ...redisCpu,
   });
   const measured = async <T>(groups: CpuGroups, run: () => Promise<T>): Promise<Measured<T>> => {
     const before = await sampleCpu(groups);
@@ -204,15 +216,25 @@ async function main(): Promise<number> {
   // in the first drain, which warms the workers in turn.
   const conn = settings.connections;
   step(
-    `warming up: baseline ${settings.baselineWarmupS} s; ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
+    `warming up: baseline ${settings.baselineWarmupS} s; floor ${settings.floorWarmupS} s; ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
   );
   await workers.pause();
-  // The baseline's bodies never reach resident, so they are not among the threads sent.
-  const baselineBodies = Array.from({ length: 5_000 }, (_, i) => mention(ws, i));
-  const baselineWarmup = await closedLoop(base.url, new RequestFeed(baselineBodies, true), {
+  // The baseline's and the floor's bodies never reach resident, so they are not among the threads sent.
+  const mentionsElsewhere = (count: number) => Array.from({ length: count }, (_, i) => mention(ws, i));
+  const baselineWarmup = await closedLoop(base.url, new RequestFeed(mentionsElsewhere(5_000), true), {
     connections: conn,
     durationS: settings.baselineWarmupS,
   });
+  // The floor queues what it is sent, so its deliveries are distinct too, and its pools are sized as the ack's are:
+  // on a cold warm-up's rate, with room, for the warm floor has gone faster than the baseline's warm-up.
+  const floorWarmupPool = Math.ceil(baselineWarmup.perSecond * 2 * settings.floorWarmupS) + 5_000;
+  const floorWarmup = await closedLoop(floorServers.url, new RequestFeed(mentionsElsewhere(floorWarmupPool)), {
+    connections: conn,
+    durationS: settings.floorWarmupS,
+  });
+  const roundsS = settings.ratioRounds * settings.ratioRoundS;
+  const roundsPool = (warmupRate: number) => Math.ceil(Math.max(1_000, warmupRate) * 4 * roundsS) + 5_000;
+  const floorFeed = new RequestFeed(mentionsElsewhere(roundsPool(floorWarmup.perSecond)));
   const warmBodies = mentions(
     Math.max(settings.warmupPoolMin, Math.ceil(baselineWarmup.perSecond * settings.warmupPoolSeconds)),
   );
@@ -226,25 +248,34 @@ async function main(): Promise<number> {
   });
 
   // Accepted events/s: closed loop, same connections and duration, the same signed bodies.
-  const roundsS = settings.ratioRounds * settings.ratioRoundS;
-  const saturation = mentions(Math.ceil(Math.max(1_000, warmup.perSecond) * 4 * roundsS) + 5_000);
+  const saturation = mentions(roundsPool(warmup.perSecond));
   const pausedFeed = new RequestFeed(saturation);
   const baselineRounds: Measured<ClosedLoopResult>[] = [];
+  const floorRounds: Measured<ClosedLoopResult>[] = [];
   const ingestRounds: Measured<ClosedLoopResult>[] = [];
   const roundRatios: number[] = [];
+  const floorRatios: number[] = [];
   const round = { connections: conn, durationS: settings.ratioRoundS };
   step(
-    `baseline, then ingest with the workers paused (the ack path alone): ${conn} connections, ${settings.ratioRounds} rounds of ${settings.ratioRoundS} s a side`,
+    `baseline, floor, then ingest with the workers paused (the ack path alone): ${conn} connections, ${settings.ratioRounds} rounds of ${settings.ratioRoundS} s a side`,
   );
   for (let i = 0; i < settings.ratioRounds; i++) {
     const baseline = await measured(baselineCpu, () => closedLoop(base.url, new RequestFeed(saturation, true), round));
+    const floored = await measured(floorCpu, () => closedLoop(floorServers.url, floorFeed, round));
     const ingest = await measured(ingestCpu(), () => closedLoop(dep.url, pausedFeed, round));
     baselineRounds.push(baseline);
+    floorRounds.push(floored);
     ingestRounds.push(ingest);
     roundRatios.push(ingest.result.perSecond / baseline.result.perSecond);
+    floorRatios.push(floored.result.perSecond / baseline.result.perSecond);
   }
   const baselineMax = mergeRounds(baselineRounds);
+  const floorMax = mergeRounds(floorRounds);
   const ingestPaused = mergeRounds(ingestRounds);
+  // The floor is done with: its processes stop, and its keys leave Redis before anything there is counted.
+  await floorServers.close();
+  floor = undefined;
+  for (const pattern of ["floor:*", "{floor}:*"]) await redis.unlinkMatching(pattern);
   acceptedUnique += ingestPaused.result.ok;
   forget(sentThreads, saturation.length - pausedFeed.taken);
 
@@ -293,13 +324,20 @@ async function main(): Promise<number> {
   forget(sentThreads, live.length - liveFeed.taken);
   step("waiting for the workers to answer the rest");
   const liveDrain = await drain(dep, redis, acceptedUnique);
+  // Sections 1 and 2: all a BENCH_ONLY=latency run prints.
+  const latency = {
+    baselineMax,
+    floorMax,
+    ingestPaused,
+    roundRatios,
+    floorRatios,
+    ingestLive,
+    baselineRate,
+    ingestRate,
+  };
   if (onlyLatency) {
-    const latency = { machine, settings: { ...settings, rate }, totalS: (performance.now() - startedAt) / 1000 };
-    say(
-      renderLatency({ ...latency, baselineMax, ingestPaused, roundRatios, ingestLive, baselineRate, ingestRate }).join(
-        "\n",
-      ),
-    );
+    const run = { machine, settings: { ...settings, rate }, totalS: (performance.now() - startedAt) / 1000 };
+    say(renderLatency({ ...run, ...latency }).join("\n"));
     step("BENCH_ONLY=latency: sections 1 and 2 only; RESULTS.md left as it was");
     return 0;
   }
@@ -424,14 +462,9 @@ async function main(): Promise<number> {
     machine,
     settings: { ...settings, rate },
     totalS: (performance.now() - startedAt) / 1000,
-    baselineMax,
-    ingestPaused,
-    roundRatios,
-    ingestLive,
+    ...latency,
     backlog: { ...backlog, jobs: backlogJobs, replies: backlogReplies },
     liveDrainS: liveDrain.seconds,
-    baselineRate,
-    ingestRate,
     outage: {
       closed: outageClosed,
       rate: outageRate,

@@ -1,6 +1,6 @@
 import { fixed, ms, table, verdict } from "./format.ts";
 import type { Report } from "./report.ts";
-import { ackRatio } from "./rounds.ts";
+import { ackRatio, floorRatio } from "./rounds.ts";
 
 /** Redis figures the report derives from its windows (net of the idle background). */
 export interface RedisFigures {
@@ -43,7 +43,8 @@ export function issueTable(r: Report, redis: RedisFigures): string[] {
     },
     {
       name: "ack path / bare fastify behind nginx",
-      value: fixed(ratio, 2),
+      // The floor beside it: what the ack's necessary work alone reads on this machine (report.ts, section 1).
+      value: `${fixed(ratio, 2)} (floor ${fixed(floorRatio(r), 2)})`,
       baseline: `${fixed(r.baselineMax.result.perSecond, 0)}/s`,
       target: "≥ 0.6",
       met: ratio >= 0.6,

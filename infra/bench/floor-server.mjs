@@ -1,0 +1,50 @@
+/**
+ * The benchmark's floor: the baseline's bare fastify route plus only the work no ack can skip, each piece the
+ * service's own from its build — Slack's signature checked (verifyDelivery), the body parsed, the job built and
+ * queued through the one-step admission the service runs on Redis standalone (RedisQueuedAdmission: the gate's
+ * record and the job in one script, one call per event-loop turn), on the deployment's own Redis. Nothing of the
+ * layers between them: no directory, schema, metric, lane, breaker or span. The ack's ratio beside the floor's says
+ * how much of the bar the necessary work leaves on the machine, and what the ack spends beyond it
+ * (infra/bench/README.md, "The ack's floor"). Run by infra/bench/run.ts behind its own nginx, three of these;
+ * `PORT`, `REDIS_URL`, `SIGNING_SECRET`. Its keys are under `floor:` and `{floor}:`, cleared after the ratio's rounds.
+ */
+import { verifyDelivery } from "@resident/slack";
+import { RedisQueuedAdmission } from "@resident/store";
+import Fastify from "fastify";
+import { Redis } from "ioredis";
+
+const signingSecret = process.env.SIGNING_SECRET ?? "";
+const dayMs = 86_400_000;
+const redis = new Redis(process.env.REDIS_URL ?? "");
+const queue = { stream: "{floor}:stream", delayed: "{floor}:delayed", mark: (id) => `{floor}:job:${id}` };
+const admission = new RedisQueuedAdmission(redis, queue, { prefix: "floor:" });
+
+const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+app.removeAllContentTypeParsers();
+app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+app.post("/slack/events/:workspaceId", async (request, reply) => {
+  verifyDelivery({ rawBody: request.body, headers: request.headers }, signingSecret, Date.now());
+  const { event_id: eventId, event } = JSON.parse(request.body.toString("utf8"));
+  const { workspaceId } = request.params;
+  const messageKey = `${event.channel}:${event.ts}`;
+  const job = {
+    platform: "slack",
+    workspaceId,
+    eventId,
+    messageKey,
+    conversation: { id: event.channel, threadId: event.thread_ts ?? event.ts },
+    author: { id: event.user },
+    text: event.text,
+    receivedAt: Date.now(),
+  };
+  await admission.admit(`message:${workspaceId}:${messageKey}`, job, "floor", dayMs);
+  return reply.code(200).send({ ok: true });
+});
+app.get("/healthz", async () => ({ ok: true }));
+
+await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.once(signal, () => {
+    void app.close().then(() => redis.quit().finally(() => process.exit(0)));
+  });
+}
