@@ -1,5 +1,5 @@
 /**
- * The benchmark's floor: the baseline's bare fastify route plus only the work no ack can skip, each piece the
+ * The benchmark's floor: the baseline's bare app (bare-app.mjs) plus only the work no ack can skip, each piece the
  * service's own from its build — Slack's signature checked (verifyDelivery), the body parsed, the job built and
  * queued through the one-step admission the service runs on Redis standalone (RedisQueuedAdmission: the gate's
  * record and the job in one script, one call per event-loop turn), on the deployment's own Redis. Nothing of the
@@ -10,8 +10,8 @@
  */
 import { verifyDelivery } from "@resident/slack";
 import { RedisQueuedAdmission } from "@resident/store";
-import Fastify from "fastify";
 import { Redis } from "ioredis";
+import { bareApp, serve } from "./bare-app.mjs";
 
 const signingSecret = process.env.SIGNING_SECRET ?? "";
 const dayMs = 86_400_000;
@@ -19,10 +19,7 @@ const redis = new Redis(process.env.REDIS_URL ?? "");
 const queue = { stream: "{floor}:stream", delayed: "{floor}:delayed", mark: (id) => `{floor}:job:${id}` };
 const admission = new RedisQueuedAdmission(redis, queue, { prefix: "floor:" });
 
-const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-app.removeAllContentTypeParsers();
-app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-app.post("/slack/events/:workspaceId", async (request, reply) => {
+const app = bareApp(async (request, reply) => {
   verifyDelivery({ rawBody: request.body, headers: request.headers }, signingSecret, Date.now());
   const { event_id: eventId, event } = JSON.parse(request.body.toString("utf8"));
   const { workspaceId } = request.params;
@@ -40,11 +37,5 @@ app.post("/slack/events/:workspaceId", async (request, reply) => {
   await admission.admit(`message:${workspaceId}:${messageKey}`, job, "floor", dayMs);
   return reply.code(200).send({ ok: true });
 });
-app.get("/healthz", async () => ({ ok: true }));
-
-await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });
-for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, () => {
-    void app.close().then(() => redis.quit().finally(() => process.exit(0)));
-  });
-}
+app.addHook("onClose", () => redis.quit());
+await serve(app);
