@@ -8,6 +8,7 @@
  * (infra/bench/README.md, "The ack's floor"). Run by infra/bench/run.ts behind its own nginx, three of these;
  * `PORT`, `REDIS_URL`, `SIGNING_SECRET`. Its keys are under `floor:` and `{floor}:`, cleared after the ratio's rounds.
  */
+import { admissionKey } from "@resident/core";
 import { verifyDelivery } from "@resident/slack";
 import { RedisQueuedAdmission } from "@resident/store";
 import { Redis } from "ioredis";
@@ -34,7 +35,7 @@ const app = bareApp(async (request, reply) => {
     text: event.text,
     receivedAt: Date.now(),
   };
-  await admission.admit(`message:${workspaceId}:${messageKey}`, job, "floor", dayMs);
+  await admission.admit(admissionKey(job), job, "floor", dayMs);
   return reply.code(200).send({ ok: true });
 });
 app.addHook("onClose", () => redis.quit());
