@@ -8,7 +8,7 @@
  * (infra/bench/README.md, "The ack's floor"). Run by infra/bench/run.ts behind its own nginx, three of these;
  * `PORT`, `REDIS_URL`, `SIGNING_SECRET`. Its keys are under `floor:` and `{floor}:`, cleared after the ratio's rounds.
  */
-import { admissionKey } from "@resident/core";
+import { admissionKey, VerificationError } from "@resident/core";
 import { verifyDelivery } from "@resident/slack";
 import { RedisQueuedAdmission } from "@resident/store";
 import { Redis } from "ioredis";
@@ -21,7 +21,12 @@ const queue = { stream: "{floor}:stream", delayed: "{floor}:delayed", mark: (id)
 const admission = new RedisQueuedAdmission(redis, queue, { prefix: "floor:" });
 
 const app = bareApp(async (request, reply) => {
-  verifyDelivery({ rawBody: request.body, headers: request.headers }, signingSecret, Date.now());
+  try {
+    verifyDelivery({ rawBody: request.body, headers: request.headers }, signingSecret, Date.now());
+  } catch (error) {
+    if (error instanceof VerificationError) return reply.code(401).send({ error: error.message });
+    throw error;
+  }
   const { event_id: eventId, event } = JSON.parse(request.body.toString("utf8"));
   const { workspaceId } = request.params;
   const messageKey = `${event.channel}:${event.ts}`;
