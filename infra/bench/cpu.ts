@@ -13,7 +13,10 @@ async function readStat(pid: number): Promise<ProcStat | undefined> {
   if (!text) return undefined;
   // The command name is in parentheses and may hold spaces; the fields after it are space-separated.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { pid, ppid: Number(fields[1]), cpuS: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond };
+  // utime and stime, then cutime and cstime: the children it has waited for. Without them a child that ends between
+  // two samples (Redis' AOF rewrite, a fork) takes its CPU with it, and the sample after it counts less than before.
+  const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  return { pid, ppid: Number(fields[1]), cpuS: ticks / ticksPerSecond };
 }
 
 /** Pid groups to account CPU to; each group counts its pids and their descendants (nginx's workers). */
