@@ -19,6 +19,13 @@ async function readStat(pid: number): Promise<ProcStat | undefined> {
   return { pid, ppid: Number(fields[1]), cpuS: ticks / ticksPerSecond };
 }
 
+/** One process's CPU milliseconds so far, with its waited-for children's (as readStat counts them). */
+export async function processCpuMs(pid: number): Promise<number> {
+  const stat = await readStat(pid);
+  if (!stat) throw new Error(`no process ${pid} to read CPU of`);
+  return stat.cpuS * 1000;
+}
+
 /** Pid groups to account CPU to; each group counts its pids and their descendants (nginx's workers). */
 export type CpuGroups = Record<string, number[]>;
 

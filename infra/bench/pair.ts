@@ -10,10 +10,10 @@
  * BENCH_PAIR_ENTRY and BENCH_PAIR_BASE_ENTRY (`build`: that side runs its build, which must be built, instead of its
  * sources under tsx).
  */
-import { readFile } from "node:fs/promises";
 import { startDeployment } from "@resident/testkit/deployment";
 import { entryArguments, freePort, type InstanceEntry, ManagedProcess } from "@resident/testkit/processes";
 import { appMention } from "@resident/testkit/slack";
+import { processCpuMs } from "./cpu.ts";
 import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
 import { median } from "./rounds.ts";
 
@@ -23,11 +23,6 @@ const rate = Number(process.env.BENCH_PAIR_RATE ?? 2_000);
 const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_PAIR_ROUNDS ?? 8);
 const warmupRounds = 2;
-
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const entryOf = (setting: string | undefined): InstanceEntry => (setting === "build" ? "build" : "source");
 const entry = entryOf(process.env.BENCH_PAIR_ENTRY);
@@ -71,11 +66,11 @@ try {
   const ratios: number[] = [];
   process.stdout.write(`this checkout against ${base}: ${rate}/s each, ${seconds} s a round\n`);
   for (let round = -warmupRounds; round < rounds; round++) {
-    const before = await Promise.all(pids.map(cpuMs));
+    const before = await Promise.all(pids.map(processCpuMs));
     const results = await Promise.all(
       [dep.url, otherUrl].map((url, i) => pacers[i]?.run(url, new RequestFeed(mentions(rate * seconds)), options)),
     );
-    const after = await Promise.all(pids.map(cpuMs));
+    const after = await Promise.all(pids.map(processCpuMs));
     if (round < 0) continue;
     const [mine = 0, theirs = 0] = after.map((ms, i) => ((ms - (before[i] ?? 0)) * 1000) / (rate * seconds));
     const failed = results.map((result) => result?.failed ?? 0).join(" · ");

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
 import { appMention } from "@resident/testkit/slack";
+import { processCpuMs } from "./cpu.ts";
 import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
 import { keyKind, roleOf, scriptKeys } from "./monitor.ts";
 import { RedisProbe } from "./redis-probe.ts";
@@ -65,13 +66,13 @@ async function run(dep: Deployment): Promise<void> {
 
   process.stderr.write(`· profiling: ${profiled} mentions ${scope}\n`);
   const pids = dep.instances.map((instance) => instance.pid ?? 0);
-  const cpuBefore = await Promise.all(pids.map(cpuMs));
+  const cpuBefore = await Promise.all(pids.map(processCpuMs));
   for (const pid of pids) process.kill(pid, "SIGUSR2");
   const started = performance.now();
   await endToEnd(mentions(ws, profiled), profiled);
   const seconds = (performance.now() - started) / 1000;
   for (const pid of pids) process.kill(pid, "SIGUSR2");
-  const cpuAfter = await Promise.all(pids.map(cpuMs));
+  const cpuAfter = await Promise.all(pids.map(processCpuMs));
   const serverMs = cpuAfter.reduce((sum, ms, i) => sum + ms - (cpuBefore[i] ?? 0), 0);
   await sleep(1_500);
   say(`CPU profile: ${profiled} mentions ${scope} in ${seconds.toFixed(1)} s, 3 instances`);
@@ -118,11 +119,6 @@ function mentions(ws: DeployedSlackWorkspace, count: number): PreparedRequest[] 
 function signed(ws: DeployedSlackWorkspace, body: unknown): PreparedRequest {
   const request = ws.request(body);
   return { path: ws.webhookPath, headers: request.headers, body: request.rawBody };
-}
-
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 // ─── CPU profiles ───────────────────────────────────────────────────────────────────────────────────────────────
