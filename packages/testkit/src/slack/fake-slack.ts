@@ -295,18 +295,9 @@ export class FakeSlack {
     const text = stringParam(params.text);
     if (!channel) return slackError("channel_not_found");
     if (!text) return slackError("no_text");
-    let metadata: FakeSlackPost["metadata"];
-    let blocks: FakeSlackBlock[] | undefined;
-    try {
-      metadata = parseMetadata(params.metadata);
-    } catch {
-      return slackError("invalid_metadata_format");
-    }
-    try {
-      blocks = parseBlocks(params.blocks);
-    } catch {
-      return slackError("invalid_blocks");
-    }
+    const extras = messageExtras(params);
+    if (typeof extras === "string") return slackError(extras);
+    const { metadata, blocks } = extras;
     const threadTs = stringParam(params.thread_ts);
     const post: FakeSlackPost = {
       channel,
@@ -366,18 +357,9 @@ export class FakeSlack {
   }
 
   private stopStream(bot: FakeSlackBot, params: Params): FakeResponse {
-    let metadata: FakeSlackPost["metadata"];
-    let blocks: FakeSlackBlock[] | undefined;
-    try {
-      metadata = parseMetadata(params.metadata);
-    } catch {
-      return slackError("invalid_metadata_format");
-    }
-    try {
-      blocks = parseBlocks(params.blocks);
-    } catch {
-      return slackError("invalid_blocks");
-    }
+    const extras = messageExtras(params);
+    if (typeof extras === "string") return slackError(extras);
+    const { metadata, blocks } = extras;
     return this.streamingMessage(bot, params, (post) => {
       if (typeof params.markdown_text === "string") post.text += params.markdown_text;
       if (metadata) post.metadata = metadata;
@@ -394,18 +376,9 @@ export class FakeSlack {
     const text = stringParam(params.markdown_text) ?? stringParam(params.text);
     if (!text) return slackError("no_text");
     if (text.length > markdownLimit) return slackError("msg_too_long");
-    let metadata: FakeSlackPost["metadata"];
-    let blocks: FakeSlackBlock[] | undefined;
-    try {
-      metadata = parseMetadata(params.metadata);
-    } catch {
-      return slackError("invalid_metadata_format");
-    }
-    try {
-      blocks = parseBlocks(params.blocks);
-    } catch {
-      return slackError("invalid_blocks");
-    }
+    const extras = messageExtras(params);
+    if (typeof extras === "string") return slackError(extras);
+    const { metadata, blocks } = extras;
     const post = this.ownMessage(bot, params);
     if (typeof post === "string") return slackError(post);
     if (post.streaming) return slackError("cant_update_message");
@@ -539,6 +512,21 @@ function isParams(value: unknown): value is Params {
 
 function stringParam(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** A message's metadata and blocks, or the error Slack answers for the first of them that is malformed. */
+function messageExtras(params: Params): Pick<FakeSlackPost, "metadata" | "blocks"> | string {
+  let metadata: FakeSlackPost["metadata"];
+  try {
+    metadata = parseMetadata(params.metadata);
+  } catch {
+    return "invalid_metadata_format";
+  }
+  try {
+    return { metadata, blocks: parseBlocks(params.blocks) };
+  } catch {
+    return "invalid_blocks";
+  }
 }
 
 /** @slack/web-api sends objects as JSON strings inside a form; a JSON body carries the object itself. */
