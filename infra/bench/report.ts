@@ -274,7 +274,7 @@ export function renderLatency(r: LatencyReport): string[] {
 }
 
 /** The printout, its Markdown file, and the checks that failed (correctness and key growth only). */
-export function render(r: Report): { text: string; markdown: string; failures: string[] } {
+export function render(r: Report): { text: string; failures: string[] } {
   const failures: string[] = [];
   const out: string[] = renderLatency(r);
   const s = r.settings;
@@ -575,17 +575,26 @@ export function render(r: Report): { text: string; markdown: string; failures: s
   out.push("");
   out.push(...issueTable(r, { stormNet, uniqueNet, dupTrips: (claimTrips + extraTrips) / n }));
 
-  const text = out.join("\n");
-  const markdown = [
-    "# Benchmark results",
-    "",
-    "The latest printout of `npm run bench` (infra/bench/run.ts), written by the run itself; the machine it ran on is in",
-    "its first lines. What each section measures and how: infra/bench/README.md.",
-    "",
-    "```text",
-    text,
-    "```",
-    "",
-  ].join("\n");
-  return { text, markdown, failures };
+  return { text: out.join("\n"), failures };
+}
+
+const printoutFence = "```text\n";
+
+const resultsHead = [
+  "# Benchmark results",
+  "",
+  "The latest printout of `npm run bench` (infra/bench/run.ts), written by the run itself; the machine it ran on is in",
+  "its first lines. What each section measures and how: infra/bench/README.md.",
+  "",
+  "",
+].join("\n");
+
+/**
+ * RESULTS.md with `printout` as its printout. What the file holds above its printout (`current`: a summary written by
+ * hand across runs and machines) is kept, so that a run replaces only its own figures.
+ */
+export function resultsMarkdown(printout: string, current = ""): string {
+  const fence = current.indexOf(printoutFence);
+  const head = fence >= 0 ? current.slice(0, fence) : resultsHead;
+  return `${head}${printoutFence}${printout}\n\`\`\`\n`;
 }

@@ -8,11 +8,12 @@
  *  - end-to-end throughput: N mentions in, time until N replies are at the fake Slack, exactly one each;
  *  - Redis: commands per unique event and per duplicate (INFO commandstats, background measured over an idle interval
  *    of the same length and subtracted), memory per live key, and a key audit (everything of ours must expire).
- * It prints a table and writes the same to infra/bench/RESULTS.md. It exits non-zero only for a correctness failure
- * (a wrong reply count) or a key of ours without a TTL, never for speed: machines are noisy.
+ * It prints a table and writes the same as infra/bench/RESULTS.md's printout, below the summary kept there by hand.
+ * It exits non-zero only for a correctness failure (a wrong reply count) or a key of ours without a TTL, never for
+ * speed: machines are noisy.
  */
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
@@ -25,7 +26,7 @@ import { describeMachine } from "./machine.ts";
 import { CommandMonitor } from "./monitor.ts";
 import { countsSettleMs, PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
-import { type Measured, type Report, render, renderLatency } from "./report.ts";
+import { type Measured, type Report, render, renderLatency, resultsMarkdown } from "./report.ts";
 import { mergeRounds } from "./rounds.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 
@@ -517,9 +518,10 @@ async function main(): Promise<number> {
       e2eExact: e2eReplies === n,
     },
   };
-  const { text, markdown, failures } = render(report);
+  const { text, failures } = render(report);
   say(text);
-  await writeFile(new URL("./RESULTS.md", import.meta.url), markdown);
+  const results = new URL("./RESULTS.md", import.meta.url);
+  await writeFile(results, resultsMarkdown(text, await readFile(results, "utf8").catch(() => "")));
   step("written to infra/bench/RESULTS.md");
   if (failures.length > 0) {
     process.stderr.write(
