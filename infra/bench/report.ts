@@ -273,7 +273,7 @@ export function renderLatency(r: LatencyReport): string[] {
   return out;
 }
 
-/** The printout, its Markdown file, and the checks that failed (correctness and key growth only). */
+/** The printout, and the checks that failed (correctness and key growth only). */
 export function render(r: Report): { text: string; failures: string[] } {
   const failures: string[] = [];
   const out: string[] = renderLatency(r);
@@ -590,11 +590,11 @@ const resultsHead = [
 ].join("\n");
 
 /**
- * RESULTS.md with `printout` as its printout. What the file holds above its printout (`current`: a summary written by
- * hand across runs and machines) is kept, so that a run replaces only its own figures.
+ * RESULTS.md with `printout` as its printout, the file's last block. What `current` holds above its printout (a
+ * summary written by hand across runs and machines) is kept, so that a run replaces only its own figures.
  */
 export function resultsMarkdown(printout: string, current = ""): string {
-  const fence = current.indexOf(printoutFence);
+  const fence = current.lastIndexOf(printoutFence);
   const head = fence >= 0 ? current.slice(0, fence) : resultsHead;
   return `${head}${printoutFence}${printout}\n\`\`\`\n`;
 }
