@@ -13,6 +13,7 @@
  * speed: machines are noisy.
  */
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -521,7 +522,7 @@ async function main(): Promise<number> {
   const { text, failures } = render(report);
   say(text);
   const results = new URL("./RESULTS.md", import.meta.url);
-  await writeFile(results, resultsMarkdown(text, await readFile(results, "utf8").catch(() => "")));
+  await writeFile(results, resultsMarkdown(text, existsSync(results) ? await readFile(results, "utf8") : ""));
   step("written to infra/bench/RESULTS.md");
   if (failures.length > 0) {
     process.stderr.write(
