@@ -593,7 +593,7 @@ const resultsHead = [
  * RESULTS.md with `printout` as its printout, the file's last block. What `current` holds above its printout (a
  * summary written by hand across runs and machines) is kept, so that a run replaces only its own figures.
  */
-export function resultsMarkdown(printout: string, current = ""): string {
+export function resultsMarkdown(printout: string, current: string): string {
   const fence = current.lastIndexOf(printoutFence);
   const head = fence >= 0 ? current.slice(0, fence) : resultsHead;
   return `${head}${printoutFence}${printout}\n\`\`\`\n`;
