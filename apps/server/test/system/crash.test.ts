@@ -3,7 +3,17 @@ import type { DeployedInstance } from "@resident/testkit/deployment";
 import { appMention, twinOf } from "@resident/testkit/slack";
 import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { countByTag, drained, fire, llmTag, notExactly, type Planned, question, storyOf } from "./support/messages.ts";
+import {
+  countByTag,
+  drained,
+  fire,
+  llmTag,
+  notExactly,
+  type Planned,
+  question,
+  slackPostsFor,
+  storyOf,
+} from "./support/messages.ts";
 
 /*
  * An instance dies mid-answer. The fake LLM holds every answer for a few seconds; once one instance holds jobs (its
@@ -162,10 +172,7 @@ it("answers once when the instance dies between the platform's acceptance and th
   const slack = await d().connectSlack({ streaming: false });
   d().llm.clearFaults();
   const { tag, text } = question("kp");
-  const posts = () =>
-    d()
-      .slack.posts()
-      .filter((post) => post.text.includes(tag));
+  const posts = () => slackPostsFor(d(), [tag]);
   d().slack.acceptThenTimeOut(15_000);
   expect((await slack.send(appMention(slack.bot, text))).status).toBe(200);
   await vi.waitFor(() => expect(posts()).toHaveLength(1), { timeout: 20_000, interval: 50 });

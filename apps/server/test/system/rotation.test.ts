@@ -3,7 +3,7 @@ import { deliver, settle } from "@resident/testkit";
 import { appMention, type FakeSlackBot, type FakeTokenSet, signSlackRequest } from "@resident/testkit/slack";
 import { expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { countByTag, drained, fire, llmTag, notExactly, question } from "./support/messages.ts";
+import { countByTag, drained, fire, llmTag, notExactly, question, slackPostsFor } from "./support/messages.ts";
 
 /*
  * Slack token rotation across three instances behind nginx. A workspace's bot token (from the tenants API, as any
@@ -73,11 +73,6 @@ function messages(ws: RotatingWorkspace, prefix: string, count: number) {
   return { tags, deliveries };
 }
 
-const postedFor = (tags: Set<string>) =>
-  d()
-    .slack.posts()
-    .filter((p) => [...tags].some((t) => p.text.includes(t)));
-
 /** Which bot token each chat.postMessage for these tags carried, and what the fake answered. */
 function postsFor(tags: Set<string>) {
   return d()
@@ -95,7 +90,7 @@ it("20 concurrent sends from 3 instances as the token nears expiry: exactly one 
   // The answers are held and let go together, so the 20 sends meet at the token at the same moment.
   d().llm.hold(1_500, 20);
   const fired = await fire(deliveries, 20);
-  await vi.waitFor(() => expect(postedFor(tags)).toHaveLength(20), { timeout: 60_000, interval: 100 });
+  await vi.waitFor(() => expect(slackPostsFor(d(), tags)).toHaveLength(20), { timeout: 60_000, interval: 100 });
   await drained(d(), 30_000);
   await settle(1_000);
 
@@ -139,7 +134,7 @@ it("a token Slack calls expired hours before its time: one refresh, each send ma
   const { tags, deliveries } = messages(ws, "rote", 10);
   d().llm.hold(1_000, 10);
   const fired = await fire(deliveries, 10);
-  await vi.waitFor(() => expect(postedFor(tags)).toHaveLength(10), { timeout: 60_000, interval: 100 });
+  await vi.waitFor(() => expect(slackPostsFor(d(), tags)).toHaveLength(10), { timeout: 60_000, interval: 100 });
   await drained(d(), 30_000);
   await settle(1_000);
   const refreshes = refreshesOf(ws);
@@ -188,8 +183,8 @@ it("the instance holding the refresh lock is killed while Slack sits on its refr
   const rest = messages(ws, "rotk", 10);
   const fired = await fire(rest.deliveries, 10);
   const tags = new Set([...first.tags, ...rest.tags]);
-  await vi.waitFor(() => expect(postedFor(tags)).toHaveLength(tags.size), { timeout: 90_000, interval: 100 });
-  const recoveredInMs = Math.min(...postedFor(rest.tags).map((p) => Number(p.ts) * 1000)) - killedAt;
+  await vi.waitFor(() => expect(slackPostsFor(d(), tags)).toHaveLength(tags.size), { timeout: 90_000, interval: 100 });
+  const recoveredInMs = Math.min(...slackPostsFor(d(), rest.tags).map((p) => Number(p.ts) * 1000)) - killedAt;
   await drained(d(), 30_000);
   // The held refresh reaches Slack once its stall is over, by when its refresh token is spent.
   await vi.waitFor(() => expect(refreshesOf(ws)).toHaveLength(2), { timeout: stallMs + 10_000, interval: 200 });
@@ -248,8 +243,8 @@ it("a refresh Slack refuses (invalid_refresh_token) is the workspace's last erro
     { timeout: 60_000, interval: 250 },
   );
   await drained(d(), 30_000);
-  report("rotation, refresh refused", { lastError: lastError?.message, posts: postedFor(tags).length });
-  expect(postedFor(tags)).toEqual([]);
+  report("rotation, refresh refused", { lastError: lastError?.message, posts: slackPostsFor(d(), tags).length });
+  expect(slackPostsFor(d(), tags)).toEqual([]);
   // Refused for good: tried once, not again and again.
   expect(refreshesOf(ws).filter((refresh) => refresh.error)).toHaveLength(1);
 });

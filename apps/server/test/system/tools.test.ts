@@ -4,7 +4,7 @@ import { FakeMcp } from "@resident/testkit/mcp";
 import { appMention, twinOf } from "@resident/testkit/slack";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { countByTag, drained, fire, notExactly, question, tagsIn } from "./support/messages.ts";
+import { countByTag, drained, fire, notExactly, question, slackPostsFor, tagsIn } from "./support/messages.ts";
 
 /*
  * An instance dies after a tool ran and before the answer was posted. Every message makes the agent call an MCP tool
@@ -106,10 +106,7 @@ it("kill -9 after a tool ran, before the answer was posted: answered once, no to
   await new Promise((resolve) => setTimeout(resolve, 2_000));
 
   const { replies, strays } = countByTag(d(), tags);
-  const answerOf = (tag: string) =>
-    d()
-      .slack.posts()
-      .find((post) => post.text.includes(tag))?.text ?? "";
+  const answerOf = (tag: string) => slackPostsFor(d(), [tag])[0]?.text ?? "";
   const toolCalls = new Map<string, number>();
   const keys = new Map<string, Set<string>>();
   for (const call of mcp.callsOf("lookup_order")) {

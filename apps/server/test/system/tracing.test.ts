@@ -3,7 +3,7 @@ import { type ExportedSpan, FakeOtlp } from "@resident/testkit/otlp";
 import { appMention } from "@resident/testkit/slack";
 import { afterAll, expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { question } from "./support/messages.ts";
+import { question, slackPostsFor } from "./support/messages.ts";
 
 /*
  * One trace per message across instances (issue 15): two ROLE=web instances behind nginx take Slack's deliveries,
@@ -33,15 +33,7 @@ it("follows one Slack message delivered twice through one trace, from the instan
   const retry = await slack.send(body, { retryNum: 1, retryReason: "http_timeout" });
   expect([original.status, retry.status]).toEqual([200, 200]);
   expect(JSON.parse(String(retry.body))).toMatchObject({ duplicate: true });
-  await vi.waitFor(
-    () =>
-      expect(
-        d()
-          .slack.posts()
-          .filter((post) => post.text.includes(tag)),
-      ).toHaveLength(1),
-    { timeout: 20_000, interval: 50 },
-  );
+  await vi.waitFor(() => expect(slackPostsFor(d(), [tag])).toHaveLength(1), { timeout: 20_000, interval: 50 });
 
   // The ChatEvent names a Slack delivery `<api_app_id>:<event_id>`.
   const ofEvent = (span: ExportedSpan) => String(span.attributes["resident.event_id"]).endsWith(`:${body.event_id}`);
@@ -115,10 +107,7 @@ it("follows one Slack message delivered twice through one trace, from the instan
 
   // Nothing exported — span, event, resource — carries the message, the answer, or a credential.
   const exported = otlp.rawBodies().join("\n");
-  const answerText =
-    d()
-      .slack.posts()
-      .find((post) => post.text.includes(tag))?.text ?? "";
+  const answerText = slackPostsFor(d(), [tag])[0]?.text ?? "";
   for (const secret of [text, tag, answerText, slack.signingSecret, slack.bot.token, d().adminToken]) {
     expect(exported).not.toContain(secret);
   }

@@ -82,6 +82,12 @@ export function replyTexts(d: Deployment): Record<Platform, string[]> {
   };
 }
 
+/** The fake Slack's posts whose text carries any of these tags. */
+export function slackPostsFor(d: Deployment, tags: Iterable<string>) {
+  const wanted = [...tags];
+  return d.slack.posts().filter((post) => wanted.some((tag) => post.text.includes(tag)));
+}
+
 function safe(read: () => string[]): string[] {
   try {
     return read();
