@@ -74,7 +74,7 @@ function messages(ws: RotatingWorkspace, prefix: string, count: number) {
 }
 
 /** Which bot token each chat.postMessage for these tags carried, and what the fake answered. */
-function postsFor(tags: Set<string>) {
+function postMessageCallsFor(tags: Set<string>) {
   return d()
     .slack.callsTo("chat.postMessage")
     .filter((call) => [...tags].some((tag) => String((call.body as { text?: unknown })?.text ?? "").includes(tag)))
@@ -96,7 +96,7 @@ it("20 concurrent sends from 3 instances as the token nears expiry: exactly one 
 
   const refreshes = refreshesOf(ws);
   const fresh = refreshes[0]?.issued;
-  const posts = postsFor(tags);
+  const posts = postMessageCallsFor(tags);
   const { replies, calls } = countByTag(d(), tags);
   const answeredBy = new Set(
     d()
@@ -139,7 +139,7 @@ it("a token Slack calls expired hours before its time: one refresh, each send ma
   await settle(1_000);
   const refreshes = refreshesOf(ws);
   const fresh = refreshes[0]?.issued;
-  const posts = postsFor(tags);
+  const posts = postMessageCallsFor(tags);
   const { replies } = countByTag(d(), tags);
   report("rotation, expired early", {
     messages: tags.size,
@@ -191,7 +191,7 @@ it("the instance holding the refresh lock is killed while Slack sits on its refr
 
   const refreshes = refreshesOf(ws);
   const fresh = refreshes.find((refresh) => refresh.issued)?.issued;
-  const posts = postsFor(tags);
+  const posts = postMessageCallsFor(tags);
   const { replies } = countByTag(d(), tags);
   report("rotation, holder killed", {
     holder: holder.name,
