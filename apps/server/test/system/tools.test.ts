@@ -4,7 +4,7 @@ import { FakeMcp } from "@resident/testkit/mcp";
 import { appMention, twinOf } from "@resident/testkit/slack";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { countByTag, drained, fire, notExactly, question, slackPostsFor, tagsIn } from "./support/messages.ts";
+import { countByTag, drained, fire, notExactly, question, slackAnswerTo, tagsIn } from "./support/messages.ts";
 
 /*
  * An instance dies after a tool ran and before the answer was posted. Every message makes the agent call an MCP tool
@@ -106,7 +106,6 @@ it("kill -9 after a tool ran, before the answer was posted: answered once, no to
   await new Promise((resolve) => setTimeout(resolve, 2_000));
 
   const { replies, strays } = countByTag(d(), tags);
-  const answerOf = (tag: string) => slackPostsFor(d(), [tag])[0]?.text ?? "";
   const toolCalls = new Map<string, number>();
   const keys = new Map<string, Set<string>>();
   for (const call of mcp.callsOf("lookup_order")) {
@@ -154,10 +153,12 @@ it("kill -9 after a tool ran, before the answer was posted: answered once, no to
   expect(notExactly(tags, firstTurns), "tool-asking turns not asked exactly once per message").toEqual([]);
   for (const tag of diedMidCall) {
     expect(askedBy.get(tag), `${tag}'s tool never ran: only the victim's death mid-call may cause that`).toBe(victim);
-    expect(answerOf(tag), `${tag}'s answer without its tool`).toContain("The outcome of this call is unknown");
+    expect(slackAnswerTo(d(), tag), `${tag}'s answer without its tool`).toContain(
+      "The outcome of this call is unknown",
+    );
   }
   for (const tag of toolCalls.keys()) expect(keys.get(tag)?.size, `one idempotency key for ${tag}`).toBe(1);
   expect(new Set([...keys.values()].flatMap((set) => [...set])).size).toBe(toolCalls.size);
   // The caught messages' answers carry the result the dead instance's tool call returned.
-  for (const tag of caught) expect(answerOf(tag)).toContain(`order ${orderOf(tag)}: shipped`);
+  for (const tag of caught) expect(slackAnswerTo(d(), tag)).toContain(`order ${orderOf(tag)}: shipped`);
 });

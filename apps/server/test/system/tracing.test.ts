@@ -3,7 +3,7 @@ import { type ExportedSpan, FakeOtlp } from "@resident/testkit/otlp";
 import { appMention } from "@resident/testkit/slack";
 import { afterAll, expect, it, vi } from "vitest";
 import { report, useDeployment } from "./support/deployment.ts";
-import { question, slackPostsFor } from "./support/messages.ts";
+import { question, slackAnswerTo, slackPostsFor } from "./support/messages.ts";
 
 /*
  * One trace per message across instances (issue 15): two ROLE=web instances behind nginx take Slack's deliveries,
@@ -107,7 +107,7 @@ it("follows one Slack message delivered twice through one trace, from the instan
 
   // Nothing exported — span, event, resource — carries the message, the answer, or a credential.
   const exported = otlp.rawBodies().join("\n");
-  const answerText = slackPostsFor(d(), [tag])[0]?.text ?? "";
+  const answerText = slackAnswerTo(d(), tag);
   for (const secret of [text, tag, answerText, slack.signingSecret, slack.bot.token, d().adminToken]) {
     expect(exported).not.toContain(secret);
   }

@@ -88,6 +88,11 @@ export function slackPostsFor(d: Deployment, tags: Iterable<string>) {
   return d.slack.posts().filter((post) => wanted.some((tag) => post.text.includes(tag)));
 }
 
+/** The text of the fake Slack's first post carrying this tag ("" if none). */
+export function slackAnswerTo(d: Deployment, tag: string): string {
+  return slackPostsFor(d, [tag])[0]?.text ?? "";
+}
+
 function safe(read: () => string[]): string[] {
   try {
     return read();
