@@ -1,12 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AnthropicCall } from "@resident/testkit/anthropic";
-import {
-  type DeployedInstance,
-  type DeployedSlackWorkspace,
-  type Deployment,
-  inParallel,
-} from "@resident/testkit/deployment";
+import { type DeployedInstance, type DeployedSlackWorkspace, inParallel } from "@resident/testkit/deployment";
 import { twinStorm } from "./storm.ts";
+import type { BenchDeployment } from "./subject.ts";
 
 export interface KillResult {
   messages: number;
@@ -31,7 +27,7 @@ export interface KillResult {
  * apps/server/test/system/kill-mid-storm.test.ts is the same case as a test, with its bound asserted.
  */
 export async function killMidStorm(
-  dep: Deployment,
+  dep: BenchDeployment,
   ws: DeployedSlackWorkspace,
   options: { messages: number; holdMs: number; timeoutMs: number },
 ): Promise<KillResult> {

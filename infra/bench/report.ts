@@ -6,7 +6,7 @@ import type { Machine } from "./machine.ts";
 import type { RoundTrips } from "./monitor.ts";
 import { type CommandCounts, type KeyAudit, queueFixedKeys, totalCalls } from "./redis-probe.ts";
 import { ackRatio, floorRatio } from "./rounds.ts";
-import { issueTable } from "./targets.ts";
+import { duplicateTrips, type IssueRun, issueTable, netPer } from "./targets.ts";
 
 export interface RedisWindow {
   ms: number;
@@ -273,8 +273,11 @@ export function renderLatency(r: LatencyReport): string[] {
   return out;
 }
 
-/** The printout, and the checks that failed (correctness and key growth only). */
-export function render(r: Report): { text: string; failures: string[] } {
+/**
+ * The printout, and the checks that failed (correctness and key growth only); `before`, an earlier commit's figures
+ * of the same run, goes beside this checkout's in issue 10's table.
+ */
+export function render(r: Report, before?: { run: IssueRun; sha: string }): { text: string; failures: string[] } {
   const failures: string[] = [];
   const out: string[] = renderLatency(r);
   const s = r.settings;
@@ -365,31 +368,15 @@ export function render(r: Report): { text: string; failures: string[] } {
   // 4. Redis commands
   const { unique, idle, duplicate } = r.redis;
   const idleRate = (command: string) => (idle.commands.get(command) ?? 0) / idle.ms;
-  const idleTotalRate = idle.total / idle.ms;
   const n = e.messages;
   const perUnique = (c: string) => (unique.commands.get(c) ?? 0) / n;
   const perUniqueNet = (c: string) => ((unique.commands.get(c) ?? 0) - idleRate(c) * unique.ms) / n;
   const perDup = (c: string) => (duplicate.commands.get(c) ?? 0) / n;
   const perDupNet = (c: string) => ((duplicate.commands.get(c) ?? 0) - idleRate(c) * duplicate.ms) / n;
-  const uniqueNet = (unique.total - idleTotalRate * unique.ms) / n;
-  const dupNet = (duplicate.total - idleTotalRate * duplicate.ms) / n;
+  const uniqueNet = netPer(unique, idle, n);
+  const dupNet = netPer(duplicate, idle, n);
   const trips = r.redis.duplicateRoundTrips;
-  // The gate's one trip: its claim (SET NX GET) on a two-step lane, the admission script on the gate's key on one.
-  // Counted by the deliveries they carried: each duplicate waits on the one trip that carried it, which the other
-  // deliveries of its event-loop turn shared (`gateCalls` says how many calls there were).
-  const gateTrip = (row: { role: string; what: string }) =>
-    (row.role === "command" && row.what === "set") ||
-    (row.role === "producer" && /^script on (event|message)$/.test(row.what));
-  const claimTrips = trips.rows.filter(gateTrip).reduce((sum, row) => sum + row.carried, 0);
-  const gateCalls = trips.rows.filter(gateTrip).reduce((sum, row) => sum + row.count, 0);
-  const flushTrips = trips.rows
-    .filter((row) => row.what === "MULTI…EXEC: stats flush")
-    .reduce((sum, row) => sum + row.count, 0);
-  // Anything else the ack path's connections sent per duplicate: the target is that there is nothing.
-  const extraTrips = trips.rows
-    .filter((row) => (row.role === "command" || row.role === "producer") && !gateTrip(row))
-    .filter((row) => row.what !== "MULTI…EXEC: stats flush")
-    .reduce((sum, row) => sum + row.count, 0);
+  const { claimTrips, gateCalls, flushTrips, extraTrips } = duplicateTrips(trips);
   const dupOk = Math.abs(claimTrips / n - 1) < 0.01 && extraTrips / n < 0.02;
   out.push("4. Redis commands — INFO commandstats deltas (calls inside Lua scripts and MULTI blocks count one each)");
   out.push(
@@ -451,7 +438,7 @@ export function render(r: Report): { text: string; failures: string[] } {
 
   // 4b. The twin storm
   const t = r.twinStorm;
-  const stormNet = (t.redis.total - idleTotalRate * t.redis.ms) / t.messages;
+  const stormNet = netPer(t.redis, idle, t.messages);
   const stormOk = t.exact === t.messages;
   out.push(
     `4b. Twin storm — ${int(t.messages)} messages, each as app_mention + message with 2–4 copies of each, side by side: ${int(t.deliveries)} deliveries (${fixed(t.deliveries / t.messages, 1)} a message) on ${s.connections} connections`,
@@ -573,7 +560,7 @@ export function render(r: Report): { text: string; failures: string[] } {
   );
 
   out.push("");
-  out.push(...issueTable(r, { stormNet, uniqueNet, dupTrips: (claimTrips + extraTrips) / n }));
+  out.push(...issueTable(r, before));
 
   return { text: out.join("\n"), failures };
 }

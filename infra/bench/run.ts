@@ -8,6 +8,8 @@
  *  - end-to-end throughput: N mentions in, time until N replies are at the fake Slack, exactly one each;
  *  - Redis: commands per unique event and per duplicate (INFO commandstats, background measured over an idle interval
  *    of the same length and subtracted), memory per live key, and a key audit (everything of ours must expire).
+ * With `BENCH_BEFORE=<commit>` it first takes an earlier commit's service through the same steps (before.ts), and
+ * issue 10's table shows its figures beside this checkout's: the issue's "before", on the same machine in one run.
  * It prints a table and writes the same as infra/bench/RESULTS.md's printout, below the summary kept there by hand.
  * It exits non-zero only for a correctness failure (a wrong reply count) or a key of ours without a TTL, never for
  * speed: machines are noisy.
@@ -20,6 +22,7 @@ import { promisify } from "node:util";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
 import { appMention } from "@resident/testkit/slack";
 import { type Baseline, startBaseline } from "./baseline.ts";
+import { checkoutBefore, startBefore } from "./before.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
 import { killMidStorm } from "./kill.ts";
 import { type ClosedLoopResult, closedLoop, Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
@@ -30,6 +33,8 @@ import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls
 import { type Measured, type Report, render, renderLatency, resultsMarkdown } from "./report.ts";
 import { mergeRounds } from "./rounds.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
+import type { BenchDeployment, Subject } from "./subject.ts";
+import type { IssueRun } from "./targets.ts";
 
 const settings = {
   instances: 3,
@@ -86,18 +91,24 @@ const settings = {
 const onlyLatency = process.env.BENCH_ONLY === "latency";
 if (process.env.BENCH_ONLY !== undefined && !onlyLatency) throw new Error("BENCH_ONLY takes one value: latency");
 
+/** `BENCH_BEFORE=<commit>`: issue 10's "before" measured in this run (before.ts). */
+const beforeCommit = process.env.BENCH_BEFORE || undefined;
+if (beforeCommit && onlyLatency)
+  throw new Error("BENCH_BEFORE fills issue 10's whole table: not with BENCH_ONLY=latency");
+
 const say = (line = "") => process.stdout.write(`${line}\n`);
 const step = (line: string) => process.stderr.write(`· ${line}\n`);
 
 // ─── Start-up and clean-up ──────────────────────────────────────────────────────────────────────────────────────
 
-let deployment: Deployment | undefined;
 let baseline: Baseline | undefined;
 let floor: Baseline | undefined;
 let probe: RedisProbe | undefined;
 let database: PostgresProbe | undefined;
 let pacer: Pacer | undefined;
 let observer: Pacer | undefined;
+/** The deployments running now (this checkout's, or the earlier commit's while it is measured). */
+const subjects = new Set<Subject>();
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
@@ -105,7 +116,7 @@ const closeAll = () =>
     pacer?.close();
     observer?.close();
     await database?.close().catch(() => {});
-    await Promise.allSettled([deployment?.close(), baseline?.close(), floor?.close()]);
+    await Promise.allSettled([...[...subjects].map((s) => s.close()), baseline?.close(), floor?.close()]);
   })());
 
 let interrupted = false;
@@ -123,16 +134,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-try {
-  process.exitCode = await main();
-} catch (error) {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  if (deployment) process.stderr.write(`${deployment.logs(30)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeAll();
-}
-
 // ─── The run ────────────────────────────────────────────────────────────────────────────────────────────────────
 
 interface Mention extends PreparedRequest {
@@ -140,85 +141,231 @@ interface Mention extends PreparedRequest {
   thread: string;
 }
 
+/** The bare baseline and the open-loop pacers: started once, used against every subject. */
+interface Shared {
+  base: Baseline;
+  openLoop: Pacer;
+  observer: Pacer;
+}
+
 async function main(): Promise<number> {
   const machine = await describeMachine();
   const startedAt = performance.now();
+  const before = beforeCommit ? await checkoutBefore(beforeCommit, step) : undefined;
   // The instances run what ships (`npm start`'s build), not the sources under tsx, which cost the ack 1.07 × the
   // build's CPU (infra/bench/README.md, "The build, as it ships"); the build's step is `npm start`'s own.
   step("building the service (npm run build, as `npm start` does)");
   await promisify(execFile)("npm", ["run", "build", "--silent"]);
-  step(
-    `starting ${settings.instances} resident instances + nginx, and ${settings.instances} baseline processes + nginx`,
-  );
-  const [deployed, bare, paceProcess, observeProcess] = await Promise.allSettled([
-    startDeployment({ instances: settings.instances, platforms: ["slack"], entry: "build" }),
+  step(`starting ${settings.instances} baseline processes + nginx, and the fixed rate's pacers`);
+  const [bare, paceProcess, observeProcess] = await Promise.allSettled([
     startBaseline(settings.instances),
     Pacer.start(),
     Pacer.start(),
   ]);
   if (paceProcess.status === "fulfilled") pacer = paceProcess.value;
   if (observeProcess.status === "fulfilled") observer = observeProcess.value;
-  if (deployed.status === "fulfilled") deployment = deployed.value;
   if (bare.status === "fulfilled") baseline = bare.value;
-  if (deployed.status === "rejected") throw deployed.reason;
   if (bare.status === "rejected") throw bare.reason;
   if (paceProcess.status === "rejected") throw paceProcess.reason;
   if (observeProcess.status === "rejected") throw observeProcess.reason;
-  const openLoop = (pacer as Pacer).run.bind(pacer);
-  const dep = deployment as Deployment;
-  const base = baseline as Baseline;
-  // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was filed
-  // with were, and a stream takes more Slack calls an answer (start, append, stop).
-  const ws = await dep.connectSlack({ streaming: false });
+  const shared: Shared = { base: baseline as Baseline, openLoop: pacer as Pacer, observer: observer as Pacer };
+
+  // Issue 10's "before": the earlier commit's service through the same steps, first and alone on the machine.
+  let beforeRun: { run: IssueRun; sha: string } | undefined;
+  if (before) {
+    step(`before: ${before.sha}'s service, ${settings.instances} instances + nginx, started by its own testkit`);
+    const subject = await started(startBefore(before.dir, settings.instances));
+    beforeRun = { run: await issueRunOf(subject, shared), sha: before.sha };
+    await subject.close();
+    subjects.delete(subject);
+  }
+
+  step(`starting ${settings.instances} resident instances + nginx`);
+  const subject = await started(startNow());
+  const { dep, ws } = subject;
+  probe = new RedisProbe(dep.redis.url);
+  const redis = probe;
   floor = await startBaseline(settings.instances, {
     kind: "floor",
     redisUrl: dep.redis.url,
     signingSecret: ws.signingSecret,
   });
-  const floorServers = floor;
-  probe = new RedisProbe(dep.redis.url);
-  const redis = probe;
   database = await PostgresProbe.connect(dep.database.url);
   const pg = database;
-  // The workers are paused by holding every LLM call until resumed: each instance's consumer takes as many jobs as
-  // it runs at once and waits on them, the others wait in the stream.
-  const workers = { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() };
+  const sent = new Sent(ws);
 
-  // The open-loop pacer's process is accounted as a group of its own, so it is not counted as other processes.
-  const pacerCpu = { pacer: [(pacer as Pacer).pid, (observer as Pacer).pid] };
-  const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid], ...pacerCpu };
-  const redisCpu = { redis: dep.redis.pid ? [dep.redis.pid] : [] };
-  const floorCpu: CpuGroups = { servers: floorServers.pids, nginx: [floorServers.nginxPid], ...redisCpu, ...pacerCpu };
-  const ingestCpu = (): CpuGroups => ({
-    ...pacerCpu,
+  const ack = await ackPath(subject, sent, shared, floor);
+  // The floor is done with: its processes stop, and its keys leave Redis before anything there is counted.
+  await floor.close();
+  floor = undefined;
+  for (const pattern of ["floor:*", "{floor}:*"]) await redis.unlinkMatching(pattern);
+  // Sections 1 and 2: all a BENCH_ONLY=latency run prints.
+  const latency = { ...ack, floorMax: mergeRounds(ack.floorRounds) };
+  if (onlyLatency) {
+    const run = { machine, settings: { ...settings, rate: ack.rate }, totalS: (performance.now() - startedAt) / 1000 };
+    say(renderLatency({ ...run, ...latency }).join("\n"));
+    step("BENCH_ONLY=latency: sections 1 and 2 only; RESULTS.md left as it was");
+    return 0;
+  }
+  const windows = await redisWindows(subject, sent, shared, redis, pg);
+
+  const outage = await redisOutage(subject, sent, shared, ack.ingestLive.result.perSecond);
+  const correctness = await settle(subject, sent);
+  step("auditing every key in Redis");
+  const audit: KeyAudit = await redis.audit();
+  // Last, for it leaves one instance dead: kill -9 mid-storm, and how long its in-flight messages wait for an answer.
+  const counts = dep.slack.countsByThread();
+  const killed = await killStep(subject);
+
+  const report: Report = {
+    machine,
+    settings: { ...settings, rate: ack.rate },
+    totalS: (performance.now() - startedAt) / 1000,
+    ...latency,
+    outage,
+    twinStorm: windows.twinStorm,
+    kill: killed,
+    e2e: {
+      ...windows.e2e,
+      replies: windows.batch.filter((m) => counts.get(m.thread) === 1).length,
+      postgres: windows.postgres,
+    },
+    redis: { ...windows.redis, audit },
+    correctness: { ...correctness, e2eExact: windows.batch.every((m) => counts.get(m.thread) === 1) },
+  };
+  const { text, failures } = render(report, beforeRun);
+  say(text);
+  const results = new URL("./RESULTS.md", import.meta.url);
+  await writeFile(results, resultsMarkdown(text, existsSync(results) ? await readFile(results, "utf8") : ""));
+  step("written to infra/bench/RESULTS.md");
+  if (failures.length > 0) {
+    process.stderr.write(
+      `\nbench: ${failures.length} check(s) failed:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+/** This checkout's service, from its build. */
+async function startNow(): Promise<Subject & { dep: Deployment }> {
+  const dep = await startDeployment({ instances: settings.instances, platforms: ["slack"], entry: "build" });
+  try {
+    // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was
+    // filed with were, and a stream takes more Slack calls an answer (start, append, stop).
+    const ws = await dep.connectSlack({ streaming: false });
+    const queue = new RedisProbe(dep.redis.url);
+    return {
+      dep,
+      ws,
+      // Every LLM call held until resumed: each instance's consumer takes as many jobs as it runs at once and waits
+      // on them, the others wait in the stream.
+      workers: { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() },
+      queueDepth: () => queue.queueDepth(),
+      close: async () => {
+        queue.close();
+        await dep.close();
+      },
+    };
+  } catch (error) {
+    await dep.close();
+    throw error;
+  }
+}
+
+/** Registers a subject for clean-up as soon as it is up. */
+async function started<S extends Subject>(starting: Promise<S>): Promise<S> {
+  const subject = await starting;
+  subjects.add(subject);
+  return subject;
+}
+
+/**
+ * The earlier commit's part of the run: the same steps as this checkout's, without what it could not do or
+ * measure (the floor is this checkout's code; the outage lane and the key audit read today's keys and metrics).
+ */
+async function issueRunOf(subject: Subject, shared: Shared): Promise<IssueRun> {
+  const sent = new Sent(subject.ws);
+  const redis = new RedisProbe(subject.dep.redis.url);
+  const pg = await PostgresProbe.connect(subject.dep.database.url);
+  try {
+    const ack = await ackPath(subject, sent, shared);
+    const windows = await redisWindows(subject, sent, shared, redis, pg);
+    const correctness = await settle(subject, sent);
+    const kill = await killStep(subject);
+    if (correctness.doubled > 0 || !kill.exact)
+      step(`before: ${correctness.doubled} threads answered twice; the kill: ${kill.problems.join("; ") || "exact"}`);
+    return { settings: { ...settings, rate: ack.rate }, ...ack, ...windows, kill };
+  } finally {
+    redis.close();
+    await pg.close();
+  }
+}
+
+/** What one subject has been sent: the threads its answers must land in, and how many distinct deliveries it acked. */
+class Sent {
+  readonly threads: string[] = [];
+  accepted = 0;
+
+  constructor(private readonly ws: DeployedSlackWorkspace) {}
+
+  mentions(count: number): Mention[] {
+    const out: Mention[] = new Array(count);
+    for (let i = 0; i < count; i++) out[i] = mention(this.ws, i);
+    for (const m of out) this.threads.push(m.thread);
+    return out;
+  }
+
+  /** Drops the last `count` threads: prepared for a run but never sent. */
+  forget(count: number): void {
+    this.threads.length -= Math.max(0, count);
+  }
+}
+
+const measured = async <T>(groups: CpuGroups, run: () => Promise<T>): Promise<Measured<T>> => {
+  const before = await sampleCpu(groups);
+  const result = await run();
+  const cpu: CpuUse = cpuUse(before, await sampleCpu(groups));
+  return { result, cpu };
+};
+
+/** The open-loop pacers' processes are a group of their own, so that they do not count as other processes. */
+const pacerCpu = (shared: Shared) => ({ pacer: [shared.openLoop.pid, shared.observer.pid] });
+
+function cpuOf(subject: Subject, shared: Shared): CpuGroups {
+  const { dep } = subject;
+  return {
+    ...pacerCpu(shared),
     servers: dep.instances.map((instance) => instance.pid ?? 0),
     nginx: dep.nginx ? [dep.nginx.process.pid] : [],
-    ...redisCpu,
-  });
-  const measured = async <T>(groups: CpuGroups, run: () => Promise<T>): Promise<Measured<T>> => {
-    const before = await sampleCpu(groups);
-    const result = await run();
-    const cpu: CpuUse = cpuUse(before, await sampleCpu(groups));
-    return { result, cpu };
+    redis: dep.redis.pid ? [dep.redis.pid] : [],
   };
+}
 
-  const sentThreads: string[] = [];
-  const mentions = (count: number): Mention[] => {
-    const out: Mention[] = new Array(count);
-    for (let i = 0; i < count; i++) out[i] = mention(ws, i);
-    for (const m of out) sentThreads.push(m.thread);
-    return out;
-  };
-  let acceptedUnique = 0;
+/**
+ * Sections 1 and 2: the warm-up, the closed loop's alternating rounds (the baseline, the floor where there is one,
+ * the ack path with the workers paused), the backlog's drain, the fixed rate, and the closed loop with the workers
+ * live.
+ */
+async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServers?: Baseline) {
+  const { dep, ws, workers } = subject;
+  const { base } = shared;
+  const conn = settings.connections;
+  const baselineCpu: CpuGroups = { servers: base.pids, nginx: [base.nginxPid], ...pacerCpu(shared) };
+  const floorCpu = (f: Baseline): CpuGroups => ({
+    servers: f.pids,
+    nginx: [f.nginxPid],
+    redis: dep.redis.pid ? [dep.redis.pid] : [],
+    ...pacerCpu(shared),
+  });
 
   // Warm-up. V8 optimises a function only after many calls, and each instance sees only its share of the requests:
   // measured after a warm-up of 2 000 requests, the ack path cost twice the CPU it costs after 15 000. Distinct
   // deliveries first (with the queue paused: they run every step, enqueue included), then the same deliveries again
   // as duplicates, which run all but the enqueue and leave no jobs behind to answer. The warm-up's jobs are answered
   // in the first drain, which warms the workers in turn.
-  const conn = settings.connections;
   step(
-    `warming up: baseline ${settings.baselineWarmupS} s; floor ${settings.floorWarmupS} s; ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
+    `warming up: baseline ${settings.baselineWarmupS} s;${floorServers ? ` floor ${settings.floorWarmupS} s;` : ""} ingest ${settings.ingestWarmupS} s of distinct deliveries, ${settings.ingestWarmupDuplicatesS} s of duplicates (queue paused)`,
   );
   await workers.pause();
   // The baseline's and the floor's bodies never reach resident, so they are not among the threads sent.
@@ -227,30 +374,33 @@ async function main(): Promise<number> {
     connections: conn,
     durationS: settings.baselineWarmupS,
   });
-  // The floor queues what it is sent, so its deliveries are distinct too, and its pools are sized as the ack's are:
-  // on a cold warm-up's rate, with room, for the warm floor has gone faster than the baseline's warm-up.
-  const floorWarmupPool = Math.ceil(baselineWarmup.perSecond * 2 * settings.floorWarmupS) + 5_000;
-  const floorWarmup = await closedLoop(floorServers.url, new RequestFeed(mentionsElsewhere(floorWarmupPool)), {
-    connections: conn,
-    durationS: settings.floorWarmupS,
-  });
   const roundsS = settings.ratioRounds * settings.ratioRoundS;
   const roundsPool = (warmupRate: number) => Math.ceil(Math.max(1_000, warmupRate) * 4 * roundsS) + 5_000;
-  const floorFeed = new RequestFeed(mentionsElsewhere(roundsPool(floorWarmup.perSecond)));
-  const warmBodies = mentions(
+  // The floor queues what it is sent, so its deliveries are distinct too, and its pools are sized as the ack's are:
+  // on a cold warm-up's rate, with room, for the warm floor has gone faster than the baseline's warm-up.
+  let floorFeed: RequestFeed | undefined;
+  if (floorServers) {
+    const floorWarmupPool = Math.ceil(baselineWarmup.perSecond * 2 * settings.floorWarmupS) + 5_000;
+    const floorWarmup = await closedLoop(floorServers.url, new RequestFeed(mentionsElsewhere(floorWarmupPool)), {
+      connections: conn,
+      durationS: settings.floorWarmupS,
+    });
+    floorFeed = new RequestFeed(mentionsElsewhere(roundsPool(floorWarmup.perSecond)));
+  }
+  const warmBodies = sent.mentions(
     Math.max(settings.warmupPoolMin, Math.ceil(baselineWarmup.perSecond * settings.warmupPoolSeconds)),
   );
   const warmFeed = new RequestFeed(warmBodies);
   const warmup = await closedLoop(dep.url, warmFeed, { connections: conn, durationS: settings.ingestWarmupS });
-  acceptedUnique += warmup.ok;
-  forget(sentThreads, warmBodies.length - warmFeed.taken);
+  sent.accepted += warmup.ok;
+  sent.forget(warmBodies.length - warmFeed.taken);
   await closedLoop(dep.url, new RequestFeed(warmBodies.slice(0, warmFeed.taken), true), {
     connections: conn,
     durationS: settings.ingestWarmupDuplicatesS,
   });
 
   // Accepted events/s: closed loop, same connections and duration, the same signed bodies.
-  const saturation = mentions(roundsPool(warmup.perSecond));
+  const saturation = sent.mentions(roundsPool(warmup.perSecond));
   const pausedFeed = new RequestFeed(saturation);
   const baselineRounds: Measured<ClosedLoopResult>[] = [];
   const floorRounds: Measured<ClosedLoopResult>[] = [];
@@ -259,108 +409,111 @@ async function main(): Promise<number> {
   const floorRatios: number[] = [];
   const round = { connections: conn, durationS: settings.ratioRoundS };
   step(
-    `baseline, floor, then ingest with the workers paused (the ack path alone): ${conn} connections, ${settings.ratioRounds} rounds of ${settings.ratioRoundS} s a side`,
+    `baseline,${floorServers ? " floor," : ""} then ingest with the workers paused (the ack path alone): ${conn} connections, ${settings.ratioRounds} rounds of ${settings.ratioRoundS} s a side`,
   );
   for (let i = 0; i < settings.ratioRounds; i++) {
     const baseline = await measured(baselineCpu, () => closedLoop(base.url, new RequestFeed(saturation, true), round));
-    const floored = await measured(floorCpu, () => closedLoop(floorServers.url, floorFeed, round));
-    const ingest = await measured(ingestCpu(), () => closedLoop(dep.url, pausedFeed, round));
     baselineRounds.push(baseline);
-    floorRounds.push(floored);
+    if (floorServers && floorFeed) {
+      const feed = floorFeed;
+      const floored = await measured(floorCpu(floorServers), () => closedLoop(floorServers.url, feed, round));
+      floorRounds.push(floored);
+      floorRatios.push(floored.result.perSecond / baseline.result.perSecond);
+    }
+    const ingest = await measured(cpuOf(subject, shared), () => closedLoop(dep.url, pausedFeed, round));
     ingestRounds.push(ingest);
     roundRatios.push(ingest.result.perSecond / baseline.result.perSecond);
-    floorRatios.push(floored.result.perSecond / baseline.result.perSecond);
   }
   const baselineMax = mergeRounds(baselineRounds);
-  const floorMax = mergeRounds(floorRounds);
   const ingestPaused = mergeRounds(ingestRounds);
-  // The floor is done with: its processes stop, and its keys leave Redis before anything there is counted.
-  await floorServers.close();
-  floor = undefined;
-  for (const pattern of ["floor:*", "{floor}:*"]) await redis.unlinkMatching(pattern);
-  acceptedUnique += ingestPaused.result.ok;
-  forget(sentThreads, saturation.length - pausedFeed.taken);
+  sent.accepted += ingestPaused.result.ok;
+  sent.forget(saturation.length - pausedFeed.taken);
 
   step("resuming the queue: the workers answer the backlog, nothing else running");
-  const backlogJobs = await redis.queueDepth();
+  const backlogJobs = await subject.queueDepth();
   const postsBeforeBacklog = postCount(dep);
-  const backlog = await measured(ingestCpu(), async () => {
+  const backlogDrain = await measured(cpuOf(subject, shared), async () => {
     await workers.resume();
-    return drain(dep, redis, acceptedUnique);
+    return drain(subject, sent.accepted);
   });
-  const backlogReplies = postCount(dep) - postsBeforeBacklog;
+  const backlog = { ...backlogDrain, jobs: backlogJobs, replies: postCount(dep) - postsBeforeBacklog };
 
   // Ack latency at a fixed rate below saturation, the same rate for both; the ack path alone again.
   const rate = Math.max(10, Math.round(ingestPaused.result.perSecond * settings.rateShare));
-  const paced = mentions(Math.ceil(rate * settings.rateS));
+  const paced = sent.mentions(Math.ceil(rate * settings.rateS));
   const rateOptions = { rate, durationS: settings.rateS, sockets: settings.rateSockets };
   // Beside the fixed rate, a light client of its own process at `observerRate`: at ~1,000/s the pacer spends ~0.3
   // cores of its own and, on a busy machine, queues; the light one sees the servers' latency at that load without it.
   const observerOptions = { rate: settings.observerRate, durationS: settings.rateS, sockets: 8 };
   const observedLoop = (url: string, feed: RequestFeed, observerFeed: RequestFeed) =>
-    Promise.all([openLoop(url, feed, rateOptions), (observer as Pacer).run(url, observerFeed, observerOptions)]).then(
-      ([load, light]) => ({ ...load, observed: light }),
-    );
-  const observing = mentions(Math.ceil(settings.observerRate * settings.rateS));
+    Promise.all([
+      shared.openLoop.run(url, feed, rateOptions),
+      shared.observer.run(url, observerFeed, observerOptions),
+    ]).then(([load, light]) => ({ ...load, observed: light }));
+  const observing = sent.mentions(Math.ceil(settings.observerRate * settings.rateS));
   step(`baseline: open loop at ${rate}/s for ${settings.rateS} s, and a ${settings.observerRate}/s client beside it`);
   const baselineRate = await measured(baselineCpu, () =>
     observedLoop(base.url, new RequestFeed(paced, true), new RequestFeed(observing, true)),
   );
   step(`ingest, workers paused: the same`);
   await workers.pause();
-  const ingestRate = await measured(ingestCpu(), () =>
+  const ingestRate = await measured(cpuOf(subject, shared), () =>
     observedLoop(dep.url, new RequestFeed(paced), new RequestFeed(observing)),
   );
-  acceptedUnique += ingestRate.result.ok + ingestRate.result.observed.ok;
+  sent.accepted += ingestRate.result.ok + ingestRate.result.observed.ok;
   await workers.resume();
-  await drain(dep, redis, acceptedUnique);
+  await drain(subject, sent.accepted);
 
   // The same saturating run as deployed: every instance also answers what it takes in (ROLE=all).
-  const live = mentions(Math.ceil(Math.max(1_000, ingestPaused.result.perSecond) * 2 * settings.saturateS) + 5_000);
+  const live = sent.mentions(
+    Math.ceil(Math.max(1_000, ingestPaused.result.perSecond) * 2 * settings.saturateS) + 5_000,
+  );
   step(`ingest, workers live (as deployed): ${conn} connections for ${settings.saturateS} s`);
   const liveFeed = new RequestFeed(live);
-  const ingestLive = await measured(ingestCpu(), () =>
+  const ingestLive = await measured(cpuOf(subject, shared), () =>
     closedLoop(dep.url, liveFeed, { connections: conn, durationS: settings.saturateS }),
   );
-  acceptedUnique += ingestLive.result.ok;
-  forget(sentThreads, live.length - liveFeed.taken);
+  sent.accepted += ingestLive.result.ok;
+  sent.forget(live.length - liveFeed.taken);
   step("waiting for the workers to answer the rest");
-  const liveDrain = await drain(dep, redis, acceptedUnique);
-  // Sections 1 and 2: all a BENCH_ONLY=latency run prints.
-  const latency = {
+  const liveDrain = await drain(subject, sent.accepted);
+  return {
     baselineMax,
-    floorMax,
+    floorRounds,
     ingestPaused,
     roundRatios,
     floorRatios,
     ingestLive,
+    backlog,
+    liveDrainS: liveDrain.seconds,
     baselineRate,
     ingestRate,
+    rate,
   };
-  if (onlyLatency) {
-    const run = { machine, settings: { ...settings, rate }, totalS: (performance.now() - startedAt) / 1000 };
-    say(renderLatency({ ...run, ...latency }).join("\n"));
-    step("BENCH_ONLY=latency: sections 1 and 2 only; RESULTS.md left as it was");
-    return 0;
-  }
+}
+
+/**
+ * Sections 3 to 4b: the end-to-end batch with Redis' and PostgreSQL's counters around it, an idle
+ * window for the background's share, the same batch again as duplicates under MONITOR, and the twin storm.
+ */
+async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis: RedisProbe, pg: PostgresProbe) {
+  const { dep, ws } = subject;
+  const n = settings.e2eMessages;
+  const batch = sent.mentions(n);
   // PostgreSQL's counts of the run before must be in before the end-to-end window opens.
   await sleep(countsSettleMs);
-
-  // End to end, with Redis' counters around it.
-  const n = settings.e2eMessages;
-  const batch = mentions(n);
   const postsBefore = postCount(dep);
   step(`end to end: ${n} mentions, until ${n} replies are at the fake Slack`);
   const uniqueBefore = await redis.snapshot();
   const pgBefore = await pg.snapshot();
-  const e2e = await measured(ingestCpu(), async () => {
+  const e2e = await measured(cpuOf(subject, shared), async () => {
     const started = performance.now();
     const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
     const acksDoneS = (performance.now() - started) / 1000;
     await until(() => postCount(dep) - postsBefore >= n, settings.drainTimeoutMs, "the end-to-end replies");
     return { fire, acksDoneS, seconds: (performance.now() - started) / 1000 };
   });
-  acceptedUnique += e2e.result.fire.ok;
+  sent.accepted += e2e.result.fire.ok;
   await sleep(settings.settleMs);
   const uniqueAfter = await redis.snapshot();
   await sleep(countsSettleMs - settings.settleMs);
@@ -389,7 +542,7 @@ async function main(): Promise<number> {
 
   // The twin storm: each message as app_mention + message, 2–4 copies each, side by side (6 deliveries a message).
   const storm = twinStorm(ws, settings.stormMessages, (i) => `bench stormed question ${i}: when does the office open?`);
-  for (const message of storm) sentThreads.push(message.thread);
+  for (const message of storm) sent.threads.push(message.thread);
   const stormRequests = signedStorm(ws, storm);
   step(`twin storm: ${storm.length} messages as ${stormRequests.length} deliveries, until each is answered`);
   const postsBeforeStorm = postCount(dep);
@@ -403,101 +556,22 @@ async function main(): Promise<number> {
   const stormS = (performance.now() - stormStarted) / 1000;
   await sleep(settings.settleMs);
   const stormAfter = await redis.snapshot();
-  acceptedUnique += storm.length;
+  sent.accepted += storm.length;
   const stormCounts = dep.slack.countsByThread();
-
-  // A Redis outage: the same closed-loop run (workers live) and the same fixed rate, taken in by PostgreSQL.
-  step("Redis outage: killing Redis, waiting for every instance to take deliveries in through PostgreSQL");
-  const outageStarted = performance.now();
-  await dep.redis.kill();
-  await until(() => redisUpEverywhere(dep, false), 30_000, "every instance to see Redis down");
-  const switchMs = performance.now() - outageStarted;
-  const downLive = mentions(Math.ceil(Math.max(1_000, ingestLive.result.perSecond) * 2 * settings.saturateS) + 5_000);
-  step(`ingest with Redis down, workers live: ${conn} connections for ${settings.saturateS} s`);
-  const downFeed = new RequestFeed(downLive);
-  const outageClosed = await measured(ingestCpu(), () =>
-    closedLoop(dep.url, downFeed, { connections: conn, durationS: settings.saturateS }),
-  );
-  acceptedUnique += outageClosed.result.ok;
-  forget(sentThreads, downLive.length - downFeed.taken);
-  // The fixed rate: the same share of what the PostgreSQL lane takes (workers live), run again once Redis is back.
-  const outageRateValue = Math.max(10, Math.round(outageClosed.result.perSecond * settings.rateShare));
-  const outageRateOptions = { ...rateOptions, rate: outageRateValue };
-  step(`ingest with Redis down: open loop at ${outageRateValue}/s for ${settings.rateS} s`);
-  const outageRate = await measured(ingestCpu(), () =>
-    openLoop(dep.url, new RequestFeed(mentions(Math.ceil(outageRateValue * settings.rateS))), outageRateOptions),
-  );
-  acceptedUnique += outageRate.result.ok;
-  step("Redis back (AOF): waiting for every instance to switch back, and for the answers");
-  const backAt = performance.now();
-  await dep.redis.restart();
-  await until(() => redisUpEverywhere(dep, true), 30_000, "every instance to see Redis up");
-  const healMs = performance.now() - backAt;
-  const outageDrain = await drain(dep, redis, acceptedUnique);
-  step(`ingest with Redis back, workers live: open loop at ${outageRateValue}/s for ${settings.rateS} s`);
-  const upRate = await measured(ingestCpu(), () =>
-    openLoop(dep.url, new RequestFeed(mentions(Math.ceil(outageRateValue * settings.rateS))), outageRateOptions),
-  );
-  acceptedUnique += upRate.result.ok;
-
-  // Correctness: one reply per accepted message, none for a duplicate.
-  await drain(dep, redis, acceptedUnique);
-  const counts = dep.slack.countsByThread();
-  const sentSet = new Set(sentThreads);
-  const e2eReplies = batch.filter((m) => counts.get(m.thread) === 1).length;
-  const doubled = [...counts.values()].filter((c) => c > 1).length;
-  const strangers = [...counts.keys()].filter((thread) => !sentSet.has(thread)).length;
-  const answeredThreads = [...counts.keys()].filter((thread) => sentSet.has(thread)).length;
-
-  step("auditing every key in Redis");
-  const audit: KeyAudit = await redis.audit();
-
-  // Last, for it leaves one instance dead: kill -9 mid-storm, and how long its in-flight messages wait for an answer.
-  step(`kill -9 mid-storm: ${settings.killMessages} messages as twins, one instance killed holding answers`);
-  const killed = await killMidStorm(dep, ws, {
-    messages: settings.killMessages,
-    holdMs: settings.killHoldMs,
-    timeoutMs: settings.drainTimeoutMs,
-  });
-
-  const report: Report = {
-    machine,
-    settings: { ...settings, rate },
-    totalS: (performance.now() - startedAt) / 1000,
-    ...latency,
-    backlog: { ...backlog, jobs: backlogJobs, replies: backlogReplies },
-    liveDrainS: liveDrain.seconds,
-    outage: {
-      closed: outageClosed,
-      rate: outageRate,
-      upRate,
-      rateValue: outageRateValue,
-      switchMs,
-      healMs,
-      drainS: outageDrain.seconds,
+  return {
+    batch,
+    postgres: {
+      transactions: pgAfter.transactions - pgBefore.transactions,
+      ms: pgAfter.at - pgBefore.at,
+      idleTransactions: pgIdleAfter.transactions - pgIdleBefore.transactions,
+      idleMs: pgIdleAfter.at - pgIdleBefore.at,
     },
-    twinStorm: {
-      messages: storm.length,
-      deliveries: stormRequests.length,
-      fire: stormFire,
-      seconds: stormS,
-      redis: windowOf(stormBefore, stormAfter),
-      exact: storm.filter((m) => stormCounts.get(m.thread) === 1).length,
-    },
-    kill: killed,
     e2e: {
       messages: n,
       ...e2e.result,
       cpu: e2e.cpu,
-      replies: e2eReplies,
       duplicatesFire: dupFire,
       newPostsFromDuplicates: postsAfterDuplicates - postsBefore - n,
-      postgres: {
-        transactions: pgAfter.transactions - pgBefore.transactions,
-        ms: pgAfter.at - pgBefore.at,
-        idleTransactions: pgIdleAfter.transactions - pgIdleBefore.transactions,
-        idleMs: pgIdleAfter.at - pgIdleBefore.at,
-      },
     },
     redis: {
       unique: windowOf(uniqueBefore, uniqueAfter),
@@ -509,28 +583,90 @@ async function main(): Promise<number> {
         keys: uniqueAfter.keys - uniqueBefore.keys,
         events: n,
       },
-      audit,
     },
-    correctness: {
-      accepted: acceptedUnique,
-      answeredThreads,
-      doubled,
-      strangers,
-      e2eExact: e2eReplies === n,
+    twinStorm: {
+      messages: storm.length,
+      deliveries: stormRequests.length,
+      fire: stormFire,
+      seconds: stormS,
+      redis: windowOf(stormBefore, stormAfter),
+      exact: storm.filter((m) => stormCounts.get(m.thread) === 1).length,
     },
   };
-  const { text, failures } = render(report);
-  say(text);
-  const results = new URL("./RESULTS.md", import.meta.url);
-  await writeFile(results, resultsMarkdown(text, existsSync(results) ? await readFile(results, "utf8") : ""));
-  step("written to infra/bench/RESULTS.md");
-  if (failures.length > 0) {
-    process.stderr.write(
-      `\nbench: ${failures.length} check(s) failed:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`,
+}
+
+/** Section 2b: Redis killed; the same closed loop (workers live) and a fixed rate, taken in by PostgreSQL. */
+async function redisOutage(subject: Subject & { dep: Deployment }, sent: Sent, shared: Shared, liveRate: number) {
+  const { dep } = subject;
+  const conn = settings.connections;
+  step("Redis outage: killing Redis, waiting for every instance to take deliveries in through PostgreSQL");
+  const outageStarted = performance.now();
+  await dep.redis.kill();
+  await until(() => redisUpEverywhere(dep, false), 30_000, "every instance to see Redis down");
+  const switchMs = performance.now() - outageStarted;
+  const downLive = sent.mentions(Math.ceil(Math.max(1_000, liveRate) * 2 * settings.saturateS) + 5_000);
+  step(`ingest with Redis down, workers live: ${conn} connections for ${settings.saturateS} s`);
+  const downFeed = new RequestFeed(downLive);
+  const outageClosed = await measured(cpuOf(subject, shared), () =>
+    closedLoop(dep.url, downFeed, { connections: conn, durationS: settings.saturateS }),
+  );
+  sent.accepted += outageClosed.result.ok;
+  sent.forget(downLive.length - downFeed.taken);
+  // The fixed rate: the same share of what the PostgreSQL lane takes (workers live), run again once Redis is back.
+  const outageRateValue = Math.max(10, Math.round(outageClosed.result.perSecond * settings.rateShare));
+  const outageRateOptions = { rate: outageRateValue, durationS: settings.rateS, sockets: settings.rateSockets };
+  const outageFixedRate = () =>
+    measured(cpuOf(subject, shared), () =>
+      shared.openLoop.run(
+        dep.url,
+        new RequestFeed(sent.mentions(Math.ceil(outageRateValue * settings.rateS))),
+        outageRateOptions,
+      ),
     );
-    return 1;
-  }
-  return 0;
+  step(`ingest with Redis down: open loop at ${outageRateValue}/s for ${settings.rateS} s`);
+  const outageRate = await outageFixedRate();
+  sent.accepted += outageRate.result.ok;
+  step("Redis back (AOF): waiting for every instance to switch back, and for the answers");
+  const backAt = performance.now();
+  await dep.redis.restart();
+  await until(() => redisUpEverywhere(dep, true), 30_000, "every instance to see Redis up");
+  const healMs = performance.now() - backAt;
+  const outageDrain = await drain(subject, sent.accepted);
+  step(`ingest with Redis back, workers live: open loop at ${outageRateValue}/s for ${settings.rateS} s`);
+  const upRate = await outageFixedRate();
+  sent.accepted += upRate.result.ok;
+
+  return {
+    closed: outageClosed,
+    rate: outageRate,
+    upRate,
+    rateValue: outageRateValue,
+    switchMs,
+    healMs,
+    drainS: outageDrain.seconds,
+  };
+}
+
+/** Correctness over the whole of a subject's run: one reply per accepted message, none for a duplicate. */
+async function settle(subject: Subject, sent: Sent) {
+  await drain(subject, sent.accepted);
+  const counts = subject.dep.slack.countsByThread();
+  const sentSet = new Set(sent.threads);
+  return {
+    accepted: sent.accepted,
+    answeredThreads: [...counts.keys()].filter((thread) => sentSet.has(thread)).length,
+    doubled: [...counts.values()].filter((c) => c > 1).length,
+    strangers: [...counts.keys()].filter((thread) => !sentSet.has(thread)).length,
+  };
+}
+
+function killStep(subject: Subject) {
+  step(`kill -9 mid-storm: ${settings.killMessages} messages as twins, one instance killed holding answers`);
+  return killMidStorm(subject.dep, subject.ws, {
+    messages: settings.killMessages,
+    holdMs: settings.killHoldMs,
+    timeoutMs: settings.drainTimeoutMs,
+  });
 }
 
 /** Whether every instance says Redis is `up` (resident_shared_store_up, which follows its breaker). */
@@ -539,11 +675,6 @@ async function redisUpEverywhere(dep: Deployment, up: boolean): Promise<boolean>
     dep.instances.map(async (instance) => (await instance.metrics()).sum("resident_shared_store_up")),
   );
   return seen.every((value) => value === (up ? 1 : 0));
-}
-
-/** Drops the last `count` threads: prepared for a run but never sent. */
-function forget(threads: string[], count: number): void {
-  threads.length -= Math.max(0, count);
 }
 
 function windowOf(before: RedisSnapshot, after: RedisSnapshot) {
@@ -562,27 +693,23 @@ function mention(ws: DeployedSlackWorkspace, i: number): Mention {
   };
 }
 
-function postCount(dep: Deployment): number {
+function postCount(dep: BenchDeployment): number {
   return dep.slack.callsTo("chat.postMessage").length;
 }
 
 /** Waits until the queue is empty and the replies have stopped growing: every accepted event answered. */
-async function drain(
-  dep: Deployment,
-  redis: RedisProbe,
-  accepted: number,
-): Promise<{ seconds: number; posts: number }> {
+async function drain(subject: Subject, accepted: number): Promise<{ seconds: number; posts: number }> {
   const started = performance.now();
   let last = -1;
   let stableSince = performance.now();
   await until(
     async () => {
-      const posts = postCount(dep);
+      const posts = postCount(subject.dep);
       if (posts !== last) {
         last = posts;
         stableSince = performance.now();
       }
-      return posts >= accepted && (await redis.queueDepth()) === 0 && performance.now() - stableSince > 300;
+      return posts >= accepted && (await subject.queueDepth()) === 0 && performance.now() - stableSince > 300;
     },
     settings.drainTimeoutMs,
     `${accepted} replies and an empty queue`,
@@ -597,4 +724,16 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
     if (performance.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs / 1000} s`);
     await sleep(100);
   }
+}
+
+// ─── Running it (last: the class and constants above must be initialised first) ──────────────────────────────
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  for (const subject of subjects) process.stderr.write(`${subject.dep.logs(30)}\n`);
+  process.exitCode = 1;
+} finally {
+  await closeAll();
 }
