@@ -53,8 +53,8 @@ type StartDeployment = (options: {
 
 /**
  * The earlier commit's deployment, started by its own testkit (its instances from their sources under tsx, as the
- * tests of that day ran them; it had no build step of the bench's), its workers held by pausing its BullMQ queue as
- * its own bench did.
+ * tests and the bench of that day ran them: that testkit could not start the build), its workers held by pausing its
+ * BullMQ queue as its own bench did.
  */
 export async function startBefore(dir: string, instances: number): Promise<Subject> {
   const testkit = pathToFileURL(join(dir, "packages/testkit/src/deployment/index.ts")).href;

@@ -56,7 +56,7 @@ export function duplicateTrips(trips: RoundTrips) {
 }
 
 /** The Redis figures of issue 10's table. */
-export function redisFigures(r: IssueRun): RedisFigures {
+function redisFigures(r: IssueRun): RedisFigures {
   const { unique, idle, duplicateRoundTrips } = r.redis;
   const n = r.e2e.messages;
   const trips = duplicateTrips(duplicateRoundTrips);
