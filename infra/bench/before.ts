@@ -13,8 +13,8 @@ const run = promisify(execFile);
 
 /**
  * `BENCH_BEFORE=<commit>`: the service as it was at an earlier commit, for issue 10's "before" measured on the same
- * machine in the same run. The commit's tree is unpacked beside this checkout (`git archive`, no worktree to clean up)
- * with its own dependencies, and kept for the next run. Returns its directory.
+ * machine in the same run. The commit's tree is unpacked into the system's temporary directory (`git archive`, no
+ * worktree to clean up) with its own dependencies, and kept there for the next run. Returns its directory.
  */
 export async function checkoutBefore(
   commit: string,
