@@ -147,7 +147,7 @@ export const queueFixedKeys: Record<string, string> = {
 const queuePrefix = "{rsd}:replies:";
 
 /** A key's pattern (ids replaced by placeholders) and whose it is. */
-export function classify(key: string): { pattern: string; owner: PatternStats["owner"] } {
+function classify(key: string): { pattern: string; owner: PatternStats["owner"] } {
   if (key.startsWith(queuePrefix)) {
     const rest = key.slice(queuePrefix.length);
     if (rest in queueFixedKeys) return { pattern: `${queuePrefix}${rest}`, owner: "queue" };

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 
 /** What the bundle is built from; a change to any of it means the bundle is stale. */
-export const consoleSources = ["index.html", "vite.config.ts", "public", "src", "../../packages/admin-api/src"];
+const consoleSources = ["index.html", "vite.config.ts", "public", "src", "../../packages/admin-api/src"];
 
 /** A SHA-256 over the path and bytes of every source file, in a stable order. */
 export async function sourceDigest(appDir: string): Promise<string> {

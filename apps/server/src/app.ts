@@ -11,7 +11,7 @@ import type { Runtime } from "./runtime.ts";
 import { securityHeaders } from "./security-headers.ts";
 
 /** Webhook and admin bodies above this are refused with 413 before they are read further. */
-export const bodyLimit = 1024 * 1024;
+const bodyLimit = 1024 * 1024;
 
 /**
  * The public HTTP face of an instance: liveness for everyone; webhooks, the admin API and the admin console unless

@@ -14,13 +14,13 @@ import type { SlackInstallationCredentials } from "./credentials.ts";
 import { verifyDelivery } from "./verify.ts";
 
 /** What the bot needs in each workspace: what the Slack guide asks a single-workspace app for. */
-export const installScopes = ["app_mentions:read", "chat:write", "im:history", "channels:history", "assistant:write"];
+const installScopes = ["app_mentions:read", "chat:write", "im:history", "channels:history", "assistant:write"];
 
 /** How long an admin has between "Add to Slack" and coming back from Slack. */
 const stateTtlMs = 10 * 60_000;
 const stateCookie = "resident-slack-install";
-export const slackEventsPath = "/slack/events";
-export const slackCallbackPath = "/slack/oauth/callback";
+const slackEventsPath = "/slack/events";
+const slackCallbackPath = "/slack/oauth/callback";
 
 /**
  * The operator's Slack app for distribution: all of SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SIGNING_SECRET, and

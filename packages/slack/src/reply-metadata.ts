@@ -2,7 +2,7 @@ import type { OutboundReply } from "@resident/core";
 import { z } from "zod";
 
 /** The metadata event type that marks a message as one of our replies. */
-export const replyEventType = "resident_reply";
+const replyEventType = "resident_reply";
 
 /** Stamped on every reply (chat.postMessage `metadata`) so it can be found again after an unknown outcome. */
 export function replyMetadata(reply: OutboundReply) {

@@ -5,7 +5,7 @@ export const teamsAppTypes = ["MultiTenant", "SingleTenant"] as const;
 /** An Entra tenant as a login authority names it: its GUID, or one of its verified domains (contoso.onmicrosoft.com). */
 const tenantGuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const tenantDomain = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
-export const isEntraTenant = (value: string) => tenantGuid.test(value) || tenantDomain.test(value);
+const isEntraTenant = (value: string) => tenantGuid.test(value) || tenantDomain.test(value);
 
 /** One bot registration (Azure Bot / Entra app) per workspace. */
 export const teamsCredentialsSchema = z

@@ -9,7 +9,7 @@ import { DatabaseUnavailableError } from "@resident/core";
 const sqlState = /^[0-9A-Z]{5}$/;
 const unavailableStates = /^(08|57P|53)/;
 
-export function isDatabaseDown(error: unknown): boolean {
+function isDatabaseDown(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === "string" && sqlState.test(code)) return unavailableStates.test(code);
   return true;

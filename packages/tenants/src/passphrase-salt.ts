@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { SqlClient } from "./sql-client.ts";
 
 /** The salt every passphrase SECRET_KEY was derived with before salts were stored: fixed and public. */
-export const legacyPassphraseSalt = "resident/credentials/v1";
+const legacyPassphraseSalt = "resident/credentials/v1";
 
 /**
  * The salt of a passphrase SECRET_KEY, stored in the database beside the credentials it protects, so every instance

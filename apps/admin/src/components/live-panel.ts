@@ -3,7 +3,7 @@ import { fill, h } from "../dom.ts";
 import { text } from "../i18n/language.ts";
 
 /** How often live numbers are read again; stats are flushed cluster-wide every second. */
-export const refreshEveryMs = 2_000;
+const refreshEveryMs = 2_000;
 
 export interface LivePanel {
   element: HTMLElement;

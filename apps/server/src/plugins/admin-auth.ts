@@ -26,7 +26,7 @@ export interface AdminAuthOptions {
 }
 
 /** On an answer that was slowed down: the seconds until its window ends, for the console to say so. */
-export const slowedHeader = "x-sign-in-slowed";
+const slowedHeader = "x-sign-in-slowed";
 
 const bearerOf = (request: FastifyRequest) => /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
 

@@ -29,7 +29,7 @@ export function question(prefix: string, words = "what are your opening hours?")
   return { tag, text: `${words} ${tag}` };
 }
 
-export const tagPattern = /#[a-z]+\d+-[0-9a-f]{6}/g;
+const tagPattern = /#[a-z]+\d+-[0-9a-f]{6}/g;
 
 /** The tags a text carries. */
 export function tagsIn(text: string): string[] {
@@ -74,7 +74,7 @@ export function percentiles(ms: number[]): { p50: number; p99: number; max: numb
 }
 
 /** Reply texts at the fakes, by platform: Slack posts, Teams connector activities, Chatwork posts. */
-export function replyTexts(d: Deployment): Record<Platform, string[]> {
+function replyTexts(d: Deployment): Record<Platform, string[]> {
   return {
     slack: safe(() => d.slack.posts().map((post) => post.text)),
     teams: safe(() => d.teams.activities.map((a) => String(a.activity.text ?? ""))),
