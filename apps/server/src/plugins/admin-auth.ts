@@ -25,7 +25,7 @@ export interface AdminAuthOptions {
   redis?: RedisClient;
 }
 
-/** On an answer that was slowed down: the seconds until its window ends, for the console to say so. */
+/** On any slowed answer, a valid token's too: the seconds until its window ends, so that a client can tell why. */
 const slowedHeader = "x-sign-in-slowed";
 
 const bearerOf = (request: FastifyRequest) => /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
