@@ -103,7 +103,6 @@ const step = (line: string) => process.stderr.write(`· ${line}\n`);
 
 let baseline: Baseline | undefined;
 let floor: Baseline | undefined;
-let probe: RedisProbe | undefined;
 let database: PostgresProbe | undefined;
 let pacer: Pacer | undefined;
 let observer: Pacer | undefined;
@@ -112,7 +111,6 @@ const subjects = new Set<Subject>();
 let closing: Promise<void> | undefined;
 const closeAll = () =>
   (closing ??= (async () => {
-    probe?.close();
     pacer?.close();
     observer?.close();
     await database?.close().catch(() => {});
@@ -182,9 +180,7 @@ async function main(): Promise<number> {
 
   step(`starting ${settings.instances} resident instances + nginx`);
   const subject = await started(startNow());
-  const { dep, ws } = subject;
-  probe = new RedisProbe(dep.redis.url);
-  const redis = probe;
+  const { dep, ws, redis } = subject;
   floor = await startBaseline(settings.instances, {
     kind: "floor",
     redisUrl: dep.redis.url,
@@ -247,23 +243,24 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** This checkout's service, from its build. */
-async function startNow(): Promise<Subject & { dep: Deployment }> {
+/** This checkout's service, from its build, with the probe that counts its Redis (its queue's depth too). */
+async function startNow(): Promise<Subject & { dep: Deployment; redis: RedisProbe }> {
   const dep = await startDeployment({ instances: settings.instances, platforms: ["slack"], entry: "build" });
   try {
     // Posted answers (one chat.postMessage each, counted as they land), not streamed: the figures the issue was
     // filed with were, and a stream takes more Slack calls an answer (start, append, stop).
     const ws = await dep.connectSlack({ streaming: false });
-    const queue = new RedisProbe(dep.redis.url);
+    const redis = new RedisProbe(dep.redis.url);
     return {
       dep,
       ws,
+      redis,
       // Every LLM call held until resumed: each instance's consumer takes as many jobs as it runs at once and waits
       // on them, the others wait in the stream.
       workers: { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() },
-      queueDepth: () => queue.queueDepth(),
+      queueDepth: () => redis.queueDepth(),
       close: async () => {
-        queue.close();
+        redis.close();
         await dep.close();
       },
     };
