@@ -16,6 +16,7 @@ import { appMention } from "@resident/testkit/slack";
 import { processCpuMs } from "./cpu.ts";
 import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
 import { median } from "./rounds.ts";
+import { until } from "./until.ts";
 
 const base = process.env.BENCH_PAIR_BASE;
 if (!base) throw new Error("BENCH_PAIR_BASE: the other checkout's directory (a worktree with node_modules)");
@@ -85,12 +86,4 @@ try {
   for (const pacer of pacers) pacer.close();
   await other.stop("SIGTERM", 3_000);
   await dep.close();
-}
-
-async function until(check: () => Promise<boolean>, failure: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(failure);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
