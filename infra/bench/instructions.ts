@@ -6,8 +6,10 @@
  * twenty-second machine"). Instructions are not time: what they cost in cache misses and stalls is not counted.
  * Each process runs under callgrind with instrumentation off (about 5 times slower) through the warm-up, so that V8
  * optimises as it would, and on (about 50 times slower) only for the counted requests. The profiles stay in
- * BENCH_INSTR_DIR for `callgrind_annotate`. Knobs: BENCH_INSTR_WARMUP (15,000 requests), BENCH_INSTR_MESSAGES (4,000),
- * BENCH_INSTR_CONNECTIONS (16). Needs valgrind (`callgrind_control` too) and runs the build it makes first.
+ * BENCH_INSTR_DIR for `callgrind_annotate`; with BENCH_INSTR_NODE_FLAGS="--perf-basic-prof" node writes
+ * /tmp/perf-<pid>.map, which names the JIT's code that callgrind can only give addresses for. Knobs: BENCH_INSTR_WARMUP
+ * (15,000 requests), BENCH_INSTR_MESSAGES (4,000), BENCH_INSTR_CONNECTIONS (16). Needs valgrind (`callgrind_control`
+ * too) and runs the build it makes first.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
@@ -23,6 +25,7 @@ import { until } from "./until.ts";
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 15_000);
 const counted = Number(process.env.BENCH_INSTR_MESSAGES ?? 4_000);
 const connections = Number(process.env.BENCH_INSTR_CONNECTIONS ?? 16);
+const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 const dir = process.env.BENCH_INSTR_DIR ?? (await mkdtemp(join(tmpdir(), "resident-instructions-")));
 const run = promisify(execFile);
 
@@ -55,7 +58,7 @@ const started = await Promise.all(
   subjects.map(async ({ name, args, env }) => {
     const port = await freePort();
     const callgrind = ["--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${join(dir, `${name}.out`)}`];
-    const child = ManagedProcess.spawn(name, "valgrind", [...callgrind, process.execPath, ...args], {
+    const child = ManagedProcess.spawn(name, "valgrind", [...callgrind, process.execPath, ...nodeFlags, ...args], {
       cwd: process.cwd(),
       env: { ...env, PORT: String(port) },
     });
