@@ -1,15 +1,15 @@
 /**
  * `npm run bench:instructions`: the instructions a request of the bare route, the floor and the ack path, counted by
- * valgrind's callgrind — one process of each, ROLE=web for the service, on one testkit deployment's Redis and
- * database. A shared VM's speed drifts by a third within minutes and hides a few per cent of CPU; an instruction count
- * does not drift, so a small change to the ack shows here when `bench:pair` cannot see it (infra/bench/README.md, "A
- * twenty-second machine"). Instructions are not time: what they cost in cache misses and stalls is not counted.
- * Each process runs under callgrind with instrumentation off (about 5 times slower) through the warm-up, so that V8
- * optimises as it would, and on (about 50 times slower) only for the counted requests. The profiles stay in
- * BENCH_INSTR_DIR for `callgrind_annotate`; with BENCH_INSTR_NODE_FLAGS="--perf-basic-prof" node writes
- * /tmp/perf-<pid>.map, which names the JIT's code that callgrind can only give addresses for. Knobs: BENCH_INSTR_WARMUP
- * (15,000 requests), BENCH_INSTR_MESSAGES (4,000), BENCH_INSTR_CONNECTIONS (16). Needs valgrind (`callgrind_control`
- * too) and runs the build it makes first.
+ * valgrind's callgrind — one process of each, ROLE=web for the service, on one testkit deployment's Redis and database.
+ * A shared VM's speed drifts by a third within minutes and hides a few per cent of CPU; an instruction count moves only
+ * with where V8's compiles land (the floor's and the ack's within 3 % over four runs), so a small change to the ack
+ * shows here when `bench:pair` cannot see it (infra/bench/README.md, "A twenty-second machine"). Instructions are not
+ * time: what they cost in cache misses and stalls is not counted. Each process runs under callgrind with its
+ * instrumentation off through the warm-up, so that counting starts on code V8 has optimised (what it still compiles is
+ * counted too), and on only for the counted requests. The profiles stay in BENCH_INSTR_DIR for `callgrind_annotate`;
+ * with BENCH_INSTR_NODE_FLAGS="--perf-basic-prof" node writes /tmp/perf-<pid>.map, which names the JIT's code that
+ * callgrind can only give addresses for. Knobs: BENCH_INSTR_WARMUP (15,000 requests), BENCH_INSTR_MESSAGES (4,000),
+ * BENCH_INSTR_CONNECTIONS (16). Needs valgrind (`callgrind_control` too) and runs the build it makes first.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
