@@ -71,7 +71,8 @@ export async function startBaseline(instances: number, server: BaselineServer = 
   }
 }
 
-async function untilAnswering(child: ManagedProcess, port: number, timeoutMs = 30_000): Promise<void> {
+/** Waits until `child` answers its health check on `port`; throws, with its log, if it exits or takes too long. */
+export async function untilAnswering(child: ManagedProcess, port: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!child.running) throw new Error(`${child.name} exited during start-up:\n${child.log()}`);

@@ -18,9 +18,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { startDeployment } from "@resident/testkit/deployment";
 import { entryArguments, freePort, ManagedProcess } from "@resident/testkit/processes";
-import { appMention } from "@resident/testkit/slack";
-import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
-import { until } from "./until.ts";
+import { untilAnswering } from "./baseline.ts";
+import { closedLoop, RequestFeed } from "./load.ts";
+import { mention } from "./mention.ts";
 
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 15_000);
 const counted = Number(process.env.BENCH_INSTR_MESSAGES ?? 4_000);
@@ -34,12 +34,7 @@ const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: f
 const ws = await dep.connectSlack({ streaming: false });
 let sent = 0;
 const mentions = (count: number): RequestFeed =>
-  new RequestFeed(
-    Array.from({ length: count }, (): PreparedRequest => {
-      const signed = ws.request(appMention(ws.bot, `bench question ${sent++}: when does the office open?`));
-      return { path: ws.webhookPath, headers: signed.headers, body: signed.rawBody };
-    }),
-  );
+  new RequestFeed(Array.from({ length: count }, () => mention(ws, sent++)));
 const home = { PATH: process.env.PATH, HOME: process.env.HOME };
 const subjects = [
   { name: "bare", args: ["infra/bench/baseline-server.mjs"], env: home },
@@ -62,19 +57,14 @@ const started = await Promise.all(
       cwd: process.cwd(),
       env: { ...env, PORT: String(port) },
     });
-    return { name, child, url: `http://127.0.0.1:${port}` };
+    return { name, child, port, url: `http://127.0.0.1:${port}` };
   }),
 );
 process.once("exit", () => {
   for (const { child } of started) if (child.running) process.kill(child.pid, "SIGKILL");
 });
 try {
-  const answering = (url: string) => () =>
-    fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-  await Promise.all(started.map(({ name, url }) => until(answering(url), `${name} did not start`, 300_000)));
+  await Promise.all(started.map(({ child, port }) => untilAnswering(child, port, 300_000)));
   const load = (count: number) =>
     Promise.all(started.map(({ url }) => closedLoop(url, mentions(count), { connections, amount: count })));
   const instrument = (on: "on" | "off") =>

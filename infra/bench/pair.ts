@@ -12,11 +12,11 @@
  */
 import { startDeployment } from "@resident/testkit/deployment";
 import { entryArguments, freePort, type InstanceEntry, ManagedProcess } from "@resident/testkit/processes";
-import { appMention } from "@resident/testkit/slack";
+import { untilAnswering } from "./baseline.ts";
 import { processCpuMs } from "./cpu.ts";
 import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
+import { mention } from "./mention.ts";
 import { median } from "./rounds.ts";
-import { until } from "./until.ts";
 
 const base = process.env.BENCH_PAIR_BASE;
 if (!base) throw new Error("BENCH_PAIR_BASE: the other checkout's directory (a worktree with node_modules)");
@@ -47,21 +47,10 @@ process.once("exit", () => other.running && process.kill(other.pid, "SIGKILL"));
 const pacers = await Promise.all([Pacer.start(), Pacer.start()]);
 try {
   const otherUrl = `http://127.0.0.1:${port}`;
-  await until(
-    () =>
-      fetch(`${otherUrl}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    `${base} did not start`,
-  );
+  await untilAnswering(other, port);
   const ws = await dep.connectSlack({ streaming: false });
   let sent = 0;
-  const mentions = (count: number): PreparedRequest[] =>
-    Array.from({ length: count }, () => {
-      const signed = ws.request(appMention(ws.bot, `bench question ${sent++}: when does the office open?`));
-      return { path: ws.webhookPath, headers: signed.headers, body: signed.rawBody };
-    });
+  const mentions = (count: number): PreparedRequest[] => Array.from({ length: count }, () => mention(ws, sent++));
   const pids = [dep.instances[0]?.pid ?? 0, other.pid];
   const options = { rate, durationS: seconds, sockets: 32 };
   const ratios: number[] = [];

@@ -20,13 +20,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@resident/testkit/deployment";
-import { appMention } from "@resident/testkit/slack";
 import { type Baseline, startBaseline } from "./baseline.ts";
 import { checkoutBefore, startBefore } from "./before.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
 import { killMidStorm } from "./kill.ts";
-import { type ClosedLoopResult, closedLoop, Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
+import { type ClosedLoopResult, closedLoop, Pacer, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
+import { type Mention, mention } from "./mention.ts";
 import { CommandMonitor } from "./monitor.ts";
 import { countsSettleMs, PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
@@ -133,11 +133,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 // ─── The run ────────────────────────────────────────────────────────────────────────────────────────────────────
-
-interface Mention extends PreparedRequest {
-  /** `channel:ts`: the thread the reply lands in (FakeSlack.countsByThread's key). */
-  thread: string;
-}
 
 /** The bare baseline and the open-loop pacers: started once, used against every subject. */
 interface Shared {
@@ -677,17 +672,6 @@ async function redisUpEverywhere(dep: Deployment, up: boolean): Promise<boolean>
 function windowOf(before: RedisSnapshot, after: RedisSnapshot) {
   const commands = commandDelta(before, after);
   return { ms: after.at - before.at, commands, total: totalCalls(commands) };
-}
-
-function mention(ws: DeployedSlackWorkspace, i: number): Mention {
-  const body = appMention(ws.bot, `bench question ${i}: when does the office open?`);
-  const signed = ws.request(body);
-  return {
-    path: ws.webhookPath,
-    headers: signed.headers,
-    body: signed.rawBody,
-    thread: `${body.event.channel}:${body.event.ts}`,
-  };
 }
 
 function postCount(dep: BenchDeployment): number {
