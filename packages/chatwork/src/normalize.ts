@@ -49,6 +49,5 @@ function chatEvent(
     author: { id: message.authorId, isBot: false, isSelf: false },
     text: withoutMention(message.body, bot.accountId, bot.name),
     receivedAt,
-    raw: delivery.payload,
   };
 }

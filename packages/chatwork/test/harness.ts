@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ChatEvent, OutboundReply, RateLimiter, Workspace } from "@resident/core";
-import { replyKey, resolveSettings, toQueued } from "@resident/core";
+import { replyKey, resolveSettings } from "@resident/core";
 import { MemoryRateLimiter } from "@resident/store";
 import {
   FakeChatwork,
@@ -85,5 +85,5 @@ export function createdDelivery(input: Partial<RoomMessageInput> & { body: strin
 }
 
 export function outbound(event: ChatEvent, text: string): OutboundReply {
-  return { event: toQueued(event), text, replyKey: replyKey(event) };
+  return { event: event, text, replyKey: replyKey(event) };
 }

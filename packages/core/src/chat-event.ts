@@ -53,15 +53,10 @@ export interface ChatEvent {
   context?: ThreadMessage[];
   /** Epoch milliseconds when this instance received the delivery. */
   receivedAt: number;
-  raw: unknown;
 }
 
-/** What travels through the queue: the event without its raw payload. */
-export type QueuedEvent = Omit<ChatEvent, "raw"> & {
+/** What travels through the queue: the event as normalized, and the trace that queued it. */
+export type QueuedEvent = ChatEvent & {
   /** The W3C trace context of the span that queued it (absent when nothing is traced): the worker continues it. */
   trace?: Record<string, string>;
 };
-
-export function toQueued({ raw: _raw, ...event }: ChatEvent): QueuedEvent {
-  return event;
-}

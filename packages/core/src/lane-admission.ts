@@ -1,6 +1,5 @@
 import { type Span, SpanKind, trace } from "@opentelemetry/api";
 import type { ChatEvent, QueuedEvent } from "./chat-event.ts";
-import { toQueued } from "./chat-event.ts";
 import { StoreUnavailableError } from "./errors.ts";
 import type { EventGate } from "./event-gate.ts";
 import { type IngestResponse, ok, retryLater } from "./ingest-response.ts";
@@ -155,7 +154,7 @@ export class LaneAdmission {
 
   private job(event: ChatEvent): QueuedEvent {
     const trace = traceCarrier();
-    return trace ? { ...toQueued(event), trace } : toQueued(event);
+    return trace ? { ...event, trace } : event;
   }
 }
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { PermanentSendError, SendRejectedError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
@@ -41,7 +40,7 @@ function instance(store: MemoryClaimStore, platform: UnitPlatform) {
 }
 
 const job = (attempt = 1, id = "job-1") => ({ id, data: event, attempt });
-const event = toQueued(chatEvent({ platform: "unit", workspaceId: "ws_a" }));
+const event = chatEvent({ platform: "unit", workspaceId: "ws_a" });
 
 describe("ReplyWorker: the answer is computed once", () => {
   it("a retry after a failed send posts the journaled answer without asking the agent again", async () => {

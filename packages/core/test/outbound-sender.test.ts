@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { OutcomeUnknownError, RateLimitedError, SendRejectedError } from "../src/errors.ts";
 import { OutboundSender } from "../src/outbound-sender.ts";
 import { UnitPlatform, workspace } from "./pipeline-support.ts";
@@ -10,7 +9,7 @@ const never = new AbortController().signal;
 const sender = (rateLimitBudgetMs = 1_000) =>
   new OutboundSender({ rateLimitBudgetMs, reconcileAttempts: 2, reconcileDelayMs: 10 }, () => 0);
 const reply = () => {
-  const event = toQueued(chatEvent({ platform: "unit" }));
+  const event = chatEvent({ platform: "unit" });
   return { event, text: "the answer", replyKey: `reply:${event.workspaceId}:${event.messageKey}` };
 };
 

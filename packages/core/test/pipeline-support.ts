@@ -84,7 +84,6 @@ export class UnitPlatform implements PlatformAdapter {
       author: { id: "alice", isBot: false, isSelf: false },
       text: body.text,
       receivedAt,
-      raw: body,
     };
     return { kind: "message", event };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type QueuedEvent, toQueued } from "../src/chat-event.ts";
+import type { QueuedEvent } from "../src/chat-event.ts";
 import { OutcomeUnknownError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
@@ -67,7 +67,7 @@ describe("ReplyWorker", () => {
       telemetry,
       logger: quiet,
     });
-    const event: QueuedEvent = toQueued(chatEvent());
+    const event: QueuedEvent = chatEvent();
     const job = { id: "event:ws_a:Ev1", data: event, attempt: 1 };
 
     const started = performance.now();

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { LeaseLostError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { ReplyLedger } from "../src/reply-ledger.ts";
@@ -9,17 +8,17 @@ describe("ReplyLedger", () => {
   it("tells the first job to answer, a twin that it is answered elsewhere, a retry to wait", async () => {
     const ledger = new ReplyLedger(new MemoryClaimStore(), 30_000);
     const message = chatEvent();
-    const twin = toQueued({ ...message, eventId: "Ev-twin" });
-    const first = await ledger.claim(toQueued(message), "job-1");
+    const twin = { ...message, eventId: "Ev-twin" };
+    const first = await ledger.claim(message, "job-1");
     expect(first.outcome).toBe("claimed");
     expect(await ledger.claim(twin, "job-2")).toEqual({ outcome: "answering-elsewhere" });
-    expect(await ledger.claim(toQueued(message), "job-1")).toEqual({ outcome: "held-by-earlier-attempt" });
+    expect(await ledger.claim(message, "job-1")).toEqual({ outcome: "held-by-earlier-attempt" });
   });
 
   it("reports answered after the commit, and lets a retry claim after a release", async () => {
     const ledger = new ReplyLedger(new MemoryClaimStore(), 30_000);
-    const sent = toQueued(chatEvent());
-    const failed = toQueued(chatEvent());
+    const sent = chatEvent();
+    const failed = chatEvent();
     const a = await ledger.claim(sent, "job-a");
     const b = await ledger.claim(failed, "job-b");
     if (a.outcome !== "claimed" || b.outcome !== "claimed") throw new Error("expected claims");
@@ -32,7 +31,7 @@ describe("ReplyLedger", () => {
   it("hands the next holder the tool turn an earlier attempt kept, read with the claim, not read again", async () => {
     const store = new MemoryClaimStore();
     const ledger = new ReplyLedger(store, 30_000);
-    const event = toQueued(chatEvent());
+    const event = chatEvent();
     const first = await ledger.claim(event, "job-1");
     if (first.outcome !== "claimed") throw new Error("expected a claim");
     expect(first.firstStep).toBeUndefined();
@@ -58,7 +57,7 @@ describe("ReplyLedger", () => {
   it("refuses a commit or release from a stale owner after the claim passed on", async () => {
     let now = 0;
     const ledger = new ReplyLedger(new MemoryClaimStore({ now: () => now }), 1_000);
-    const event = toQueued(chatEvent());
+    const event = chatEvent();
     const stale = await ledger.claim(event, "job-1");
     now += 1_001;
     const fresh = await ledger.claim(event, "job-2");
@@ -71,7 +70,7 @@ describe("ReplyLedger", () => {
   it("holds the lease while work runs and aborts the work when the lease is lost", async () => {
     const store = new MemoryClaimStore();
     const ledger = new ReplyLedger(store, 300);
-    const event = toQueued(chatEvent());
+    const event = chatEvent();
     const claim = await ledger.claim(event, "job-1");
     if (claim.outcome !== "claimed") throw new Error("expected a claim");
     const lease = ledger.hold(event, claim.token);

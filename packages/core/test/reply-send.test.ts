@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { replyKey } from "../src/keys.ts";
 import type { HeldLease } from "../src/lease.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
@@ -22,7 +21,7 @@ function setUp(settings = {}) {
   const store = new MemoryClaimStore();
   const ledger = new ReplyLedger(store, 1_000);
   const platform = new StreamingUnitPlatform();
-  const event = toQueued(chatEvent({ platform: "unit", workspaceId: "ws_a" }));
+  const event = chatEvent({ platform: "unit", workspaceId: "ws_a" });
   const deps = {
     ledger,
     sender: new OutboundSender({ rateLimitBudgetMs: 1_000, reconcileAttempts: 1, reconcileDelayMs: 10 }),

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type Budgets, budgetReplies } from "../src/budget.ts";
 import { BudgetGuard } from "../src/budget-guard.ts";
-import { toQueued } from "../src/chat-event.ts";
 import { SendRejectedError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
@@ -53,7 +52,7 @@ function deployment(...workspaces: Workspace[]) {
 
 let jobs = 0;
 function jobFor(ws: Workspace, attempt = 1) {
-  const event = toQueued(chatEvent({ platform: "unit", tenantId: ws.tenantId, workspaceId: ws.id }));
+  const event = chatEvent({ platform: "unit", tenantId: ws.tenantId, workspaceId: ws.id });
   return { id: `job-${++jobs}`, data: event, attempt };
 }
 

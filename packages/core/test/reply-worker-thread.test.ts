@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { conversationKey } from "../src/keys.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
@@ -49,9 +48,7 @@ function setup() {
 }
 
 const eventIn = (replyToId: string) =>
-  toQueued(
-    chatEvent({ platform: "unit", workspaceId: "ws_a", conversation: { id: "C1", threadId: "1.0", replyToId } }),
-  );
+  chatEvent({ platform: "unit", workspaceId: "ws_a", conversation: { id: "C1", threadId: "1.0", replyToId } });
 
 describe("ReplyWorker: thread context", () => {
   it("gives the agent the thread's earlier messages when it is called into a thread it has no memory of", async () => {

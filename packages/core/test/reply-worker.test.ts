@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { LeaseLostError, StoreUnavailableError } from "../src/errors.ts";
 import { replyKey } from "../src/keys.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
@@ -71,7 +70,7 @@ function setUp(agent: Agent = echoAgent) {
   return { worker, platform, telemetry, claims, store, advance };
 }
 
-const job = (event = toQueued(chatEvent({ platform: "unit" })), id = `job-${event.eventId}`, attempt = 1) => ({
+const job = (event = chatEvent({ platform: "unit" }), id = `job-${event.eventId}`, attempt = 1) => ({
   id,
   data: event,
   attempt,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { toQueued } from "../src/chat-event.ts";
 import { OutcomeUnknownError, PermanentSendError, RateLimitedError, StreamEndedError } from "../src/errors.ts";
 import { MemoryClaimStore } from "../src/memory/claim-store.ts";
 import { MemoryConversationMemory } from "../src/memory/conversation-memory.ts";
@@ -43,7 +42,7 @@ function failFirstAnswer(agent: ReturnType<typeof streamingAgent>, afterMs: numb
   };
 }
 
-const newEvent = () => toQueued(chatEvent({ platform: "unit", workspaceId: "ws_a" }));
+const newEvent = () => chatEvent({ platform: "unit", workspaceId: "ws_a" });
 const job = (event: ReturnType<typeof newEvent>, attempt = 1) => ({ id: "job-1", data: event, attempt });
 
 describe("ReplyWorker: streamed answers", () => {

@@ -15,7 +15,6 @@ export function chatEvent(overrides: Partial<ChatEvent> = {}): ChatEvent {
     author: { id: "U1", isBot: false, isSelf: false },
     text: "hello",
     receivedAt: Date.now(),
-    raw: {},
     ...overrides,
   };
 }

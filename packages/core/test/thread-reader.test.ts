@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type QueuedEvent, toQueued } from "../src/chat-event.ts";
+import type { QueuedEvent } from "../src/chat-event.ts";
 import { RateLimitedError } from "../src/errors.ts";
 import { MemoryCache } from "../src/memory/shared-cache.ts";
 import { estimateTokens, type ThreadMessage } from "../src/thread-context.ts";
@@ -24,7 +24,7 @@ class ThreadedPlatform extends UnitPlatform {
 
 const message = (id: string, text: string, author = "U1"): ThreadMessage => ({ id, author, isBot: false, text });
 const inThread = (replyToId: string, threadId = "100.0") =>
-  toQueued(chatEvent({ platform: "unit", conversation: { id: "C1", threadId, replyToId } }));
+  chatEvent({ platform: "unit", conversation: { id: "C1", threadId, replyToId } });
 const reader = (options: Partial<ConstructorParameters<typeof ThreadReader>[0]> = {}) =>
   new ThreadReader({ cache: new MemoryCache(), logger: quietLogger, ...options });
 

@@ -100,7 +100,6 @@ export function normalizeDelivery(
       author: { id: user, isBot: false, isSelf: false },
       text: stripMention(event.text ?? "", workspace.identity),
       receivedAt,
-      raw: body,
     },
   };
 }

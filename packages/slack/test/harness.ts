@@ -5,7 +5,6 @@ import {
   type OutboundReply,
   replyKey,
   resolveSettings,
-  toQueued,
   type Workspace,
 } from "@resident/core";
 import { appMention, FakeSlack, type FakeSlackBot, type MessageOptions } from "@resident/testkit/slack";
@@ -82,7 +81,7 @@ export function slackForTests(adapterOptions: { timeoutMs: number }): SlackHarne
       Date.now(),
     );
     if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
-    return { event: toQueued(inbound.event), text: answer, replyKey: replyKey(inbound.event) };
+    return { event: inbound.event, text: answer, replyKey: replyKey(inbound.event) };
   };
   return harness;
 }

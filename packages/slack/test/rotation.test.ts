@@ -3,7 +3,6 @@ import {
   type OutboundReply,
   PermanentSendError,
   replyKey,
-  toQueued,
   type Workspace,
 } from "@resident/core";
 import { appMention, FakeSlack, type FakeSlackBot, type FakeTokenSet } from "@resident/testkit/slack";
@@ -29,7 +28,7 @@ function replyTo(adapter: SlackAdapter, bot: FakeSlackBot, workspace: Workspace<
   const inbound = adapter.normalize(delivery(appMention(bot, text)), workspace, Date.now());
   if (inbound.kind !== "message") throw new Error(`expected a message, got ${inbound.kind}`);
   return {
-    event: toQueued(inbound.event),
+    event: inbound.event,
     text: `answer to: ${text}`,
     replyKey: replyKey(inbound.event),
   } as OutboundReply;

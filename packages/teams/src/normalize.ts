@@ -83,7 +83,6 @@ function normalizeMessage(
       text,
       ...(context.length > 0 ? { context } : {}),
       receivedAt,
-      raw: activity,
     },
   };
 }

@@ -4,7 +4,6 @@ import {
   type InboundRequest,
   type OutboundReply,
   resolveSettings,
-  toQueued,
   type Workspace,
 } from "@resident/core";
 import { FakeBotFramework, type TeamsMessageOptions, teamsMessage } from "@resident/testkit/teams";
@@ -50,7 +49,7 @@ export async function startTeams(
 
 /** The reply the worker would send to an event. */
 export function replyTo(event: ChatEvent, text = "the answer"): OutboundReply {
-  return { event: toQueued(event), text, replyKey: `reply:${event.workspaceId}:${event.messageKey}` };
+  return { event: event, text, replyKey: `reply:${event.workspaceId}:${event.messageKey}` };
 }
 
 export function endpointsOf(bf: FakeBotFramework): TeamsAdapterOptions {

@@ -23,7 +23,6 @@ export function normalizeDelivery(delivery: TestchatDelivery, workspace: Workspa
       author: { id: message.author, isBot: false, isSelf: false },
       text: message.text.replaceAll(mention, "").trim(),
       receivedAt,
-      raw: delivery,
     },
   };
 }
