@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/* The parts of an Events API body the adapter reads; everything else stays in `raw`. */
+/* The parts of an Events API body the adapter reads; nothing else of it goes past normalize. */
 
 export const envelopeTypeSchema = z.object({ type: z.string() });
 
@@ -12,11 +12,18 @@ export const appRateLimitedSchema = z.object({
   minute_rate_limited: z.number().optional(),
 });
 
+/** An event, checked for its `type` only and passed on as it came: each reader parses what it needs of it. */
+export type SlackEvent = { type: string } & Record<string, unknown>;
+
+const isSlackEvent = (value: unknown): value is SlackEvent =>
+  typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+
 export const eventCallbackSchema = z.object({
   type: z.literal("event_callback"),
   api_app_id: z.string().min(1),
   event_id: z.string().min(1),
-  event: z.looseObject({ type: z.string() }),
+  // Not a looseObject: that copies every key of the event, on every delivery, into an object nothing reads.
+  event: z.custom<SlackEvent>(isSlackEvent, "expected an object with a string type"),
 });
 
 /** An app_mention or message event, before the policy decides what it is. */

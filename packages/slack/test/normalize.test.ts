@@ -55,7 +55,6 @@ describe("normalize: what is answered", () => {
       author: { id: "W222", isBot: false, isSelf: false },
       text: "Hi there!",
       receivedAt,
-      raw: fixture("event_callback_app_mention.bolt-python-fixture.json"),
     });
   });
 
@@ -224,6 +223,9 @@ describe("normalize: malformed bodies", () => {
     expect(malformed({ type: "url_verification" })).toMatch(/challenge/);
     const { event_id: _eventId, ...withoutId } = fixture("event_callback_app_mention.bolt-python-fixture.json");
     expect(malformed(withoutId)).toMatch(/event_id/);
+    const envelope = fixture("event_callback_app_mention.bolt-python-fixture.json");
+    expect(malformed({ ...envelope, event: "app_mention" })).toMatch(/^malformed event_callback: event: /);
+    expect(malformed({ ...envelope, event: { text: "no type" } })).toMatch(/^malformed event_callback: event: /);
     expect(malformed(withEvent("event_callback_app_mention.bolt-python-fixture.json", { channel: undefined }))).toMatch(
       /channel/,
     );
