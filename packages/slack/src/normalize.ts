@@ -95,7 +95,7 @@ export function normalizeDelivery(
         threadId: event.thread_ts ?? ts,
         replyToId: ts,
         // A threaded message in the app's DM is in an assistant thread, the app's own surface.
-        ...(event.channel_type === "im" && event.thread_ts ? { address: { ...assistantAddress } } : {}),
+        address: event.channel_type === "im" && event.thread_ts ? { ...assistantAddress } : undefined,
       },
       author: { id: user, isBot: false, isSelf: false },
       text: stripMention(event.text ?? "", workspace.identity),

@@ -10,11 +10,12 @@ export interface WebhookOptions {
 
 type Delivery = { Body: Buffer | undefined; Querystring: Record<string, string> };
 
+/** Every delivery in one object shape (`endpoint` undefined at a webhook): the ack path reads it on every request. */
 const inbound = (request: FastifyRequest<Delivery>, endpoint?: InboundRequest["endpoint"]): InboundRequest => ({
   rawBody: request.body ?? Buffer.alloc(0),
   headers: request.headers,
   query: request.query,
-  ...(endpoint ? { endpoint } : {}),
+  endpoint,
 });
 
 /**
