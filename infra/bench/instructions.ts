@@ -1,18 +1,23 @@
 /**
  * `npm run bench:instructions`: the instructions a request of the bare route, the floor and the ack path, counted by
  * valgrind's callgrind — one process of each, ROLE=web for the service, on one testkit deployment's Redis and database.
- * A shared VM's speed drifts by a third within minutes and hides a few per cent of CPU; an instruction count moves only
- * with where V8's compiles land (the floor's and the ack's within 3 % over four runs), so a small change to the ack
- * shows here when `bench:pair` cannot see it (infra/bench/README.md, "A twenty-second machine"). Instructions are not
- * time: what they cost in cache misses and stalls is not counted. Each process runs under callgrind with its
- * instrumentation off through the warm-up, so that counting starts on code V8 has optimised (what it still compiles is
- * counted too), and on only for the counted requests. The profiles stay in BENCH_INSTR_DIR for `callgrind_annotate`;
- * with BENCH_INSTR_NODE_FLAGS="--perf-basic-prof" node writes /tmp/perf-<pid>.map, which names the JIT's code that
- * callgrind can only give addresses for. Knobs: BENCH_INSTR_WARMUP (15,000 requests), BENCH_INSTR_MESSAGES (4,000),
- * BENCH_INSTR_CONNECTIONS (16). Needs valgrind (`callgrind_control` too) and runs the build it makes first.
+ * A shared VM's speed drifts by a third within minutes and hides a few per cent of CPU; an instruction count does not
+ * drift with it, and two profiles of one run, diffed function by function, show what a small change to the ack removed
+ * when `bench:pair` cannot see it. Instructions are not time: what they cost in cache misses and stalls is not counted.
+ * Each process runs under callgrind with its instrumentation off through the warm-up, so that counting starts on code
+ * V8 has optimised, and on only for the counted requests. What V8 still compiles and collects in the window is counted
+ * too, and lands there by luck: a major collection or a burst of TurboFan's compiles moved a process's whole count by
+ * up to half from run to run on one machine, and code still in V8's lower tiers its count without them by up to a fifth
+ * (infra/bench/README.md, "A twenty-third machine"). So each count is printed whole and without V8's compiler and
+ * collector (their functions, by name from `callgrind_annotate`). The profiles stay in BENCH_INSTR_DIR for
+ * `callgrind_annotate`; with BENCH_INSTR_NODE_FLAGS="--perf-basic-prof" node writes /tmp/perf-<pid>.map, which names
+ * the JIT's code that callgrind can only give addresses for. Knobs: BENCH_INSTR_WARMUP (15,000 requests),
+ * BENCH_INSTR_MESSAGES (4,000), BENCH_INSTR_CONNECTIONS (16); BENCH_INSTR_BASE, another checkout (a worktree with its
+ * own node_modules and build), whose service is counted too, in the same run, as `base` — a change's cost read beside
+ * its parent's under the same load. Needs valgrind (`callgrind_control` too) and runs the build it makes first.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -26,8 +31,22 @@ const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 15_000);
 const counted = Number(process.env.BENCH_INSTR_MESSAGES ?? 4_000);
 const connections = Number(process.env.BENCH_INSTR_CONNECTIONS ?? 16);
 const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+const base = process.env.BENCH_INSTR_BASE;
 const dir = process.env.BENCH_INSTR_DIR ?? (await mkdtemp(join(tmpdir(), "resident-instructions-")));
 const run = promisify(execFile);
+/** `callgrind_annotate`'s lines are `  1,234,567 ( 0.12%)  file:function`; the first is the program's total. */
+const annotated = (text: string) =>
+  [...text.matchAll(/^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/gm)].map(([, count = "0", where = ""]) => ({
+    count: Number(count.replaceAll(",", "")),
+    where,
+  }));
+const totalOf = (text: string) => annotated(text).find(({ where }) => where.startsWith("PROGRAM TOTALS"))?.count ?? 0;
+/** V8's optimising compiler (its namespace) and its garbage collector (the heap's marking, sweeping and scavenges). */
+const v8Work = /v8::internal::compiler::|Marking|Sweeper|Scaveng|MarkCompact|Evacuat|heap::base::|Heap::/;
+const compilingAndCollecting = (text: string) =>
+  annotated(text)
+    .filter(({ where }) => !where.startsWith("PROGRAM TOTALS") && v8Work.test(where))
+    .reduce((total, { count }) => total + count, 0);
 
 await run("npm", ["run", "build", "--silent"]);
 const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" } });
@@ -36,25 +55,27 @@ let sent = 0;
 const mentions = (count: number): RequestFeed =>
   new RequestFeed(Array.from({ length: count }, () => mention(ws, sent++)));
 const home = { PATH: process.env.PATH, HOME: process.env.HOME };
-const subjects = [
+const service = (name: string) => ({
+  name,
+  args: [...entryArguments.build],
+  env: { ...home, ...dep.env, ROLE: "web", INSTANCE_ID: name, ANTHROPIC_API_KEY: `sk-ant-test-${name}` },
+});
+const subjects: { name: string; args: string[]; env: Record<string, string | undefined>; cwd?: string }[] = [
   { name: "bare", args: ["infra/bench/baseline-server.mjs"], env: home },
   {
     name: "floor",
     args: ["infra/bench/floor-server.mjs"],
     env: { ...home, REDIS_URL: dep.redis.url, SIGNING_SECRET: ws.signingSecret },
   },
-  {
-    name: "ack",
-    args: [...entryArguments.build],
-    env: { ...home, ...dep.env, ROLE: "web", INSTANCE_ID: "counted", ANTHROPIC_API_KEY: "sk-ant-test-counted" },
-  },
+  service("ack"),
+  ...(base ? [{ ...service("base"), cwd: base }] : []),
 ];
 const started = await Promise.all(
-  subjects.map(async ({ name, args, env }) => {
+  subjects.map(async ({ name, args, env, cwd }) => {
     const port = await freePort();
     const callgrind = ["--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${join(dir, `${name}.out`)}`];
     const child = ManagedProcess.spawn(name, "valgrind", [...callgrind, process.execPath, ...nodeFlags, ...args], {
-      cwd: process.cwd(),
+      cwd: cwd ?? process.cwd(),
       env: { ...env, PORT: String(port) },
     });
     return { name, child, port, url: `http://127.0.0.1:${port}` };
@@ -75,19 +96,28 @@ try {
   const results = await load(counted);
   await instrument("off");
   await Promise.all(started.map(({ child }) => run("callgrind_control", ["-d", String(child.pid)])));
-  const perRequest = await Promise.all(
+  const counts = await Promise.all(
     started.map(async ({ name }, i) => {
       const ok = results[i]?.ok ?? 0;
       if (ok !== counted) throw new Error(`${name}: ${ok} of ${counted} requests answered 2xx`);
-      // The dump written on request is the file's first part (`<name>.out.1`); the `totals:` line counts it all.
-      const profile = await readFile(join(dir, `${name}.out.1`), "utf8");
-      return Number(/^totals: (\d+)/m.exec(profile)?.[1] ?? Number.NaN) / counted;
+      // The dump written on request is the file's first part (`<name>.out.1`).
+      const { stdout } = await run("callgrind_annotate", ["--threshold=100", join(dir, `${name}.out.1`)], {
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      const all = totalOf(stdout) / counted;
+      return { name, all, lean: all - compilingAndCollecting(stdout) / counted };
     }),
   );
-  const [bare = 0, floor = 0, ack = 0] = perRequest;
+  const of = (name: string) => counts.find((count) => count.name === name) ?? { all: Number.NaN, lean: Number.NaN };
+  const row = (label: string, all: string, lean: string) =>
+    `  ${label.padEnd(12)}${all.padStart(14)}${lean.padStart(22)}\n`;
+  const ratio = (a: string, b: string) =>
+    row(`${a} / ${b}`, (of(a).all / of(b).all).toFixed(3), (of(a).lean / of(b).lean).toFixed(3));
   process.stdout.write(`instructions a request, ${counted} counted after ${warmup} of warm-up (profiles in ${dir}):\n`);
-  process.stdout.write(`  bare route ${bare.toFixed(0)} · floor ${floor.toFixed(0)} · ack ${ack.toFixed(0)}\n`);
-  process.stdout.write(`  ack / floor ${(ack / floor).toFixed(3)} · floor / bare ${(floor / bare).toFixed(3)}\n`);
+  process.stdout.write(row("", "all", "without compiling, GC"));
+  for (const { name, all, lean } of counts) process.stdout.write(row(name, all.toFixed(0), lean.toFixed(0)));
+  process.stdout.write(ratio("ack", "floor"));
+  if (base) process.stdout.write(ratio("ack", "base"));
 } finally {
   await Promise.all(started.map(({ child }) => child.stop("SIGTERM", 5_000)));
   await dep.close();
