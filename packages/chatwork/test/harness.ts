@@ -85,5 +85,5 @@ export function createdDelivery(input: Partial<RoomMessageInput> & { body: strin
 }
 
 export function outbound(event: ChatEvent, text: string): OutboundReply {
-  return { event: event, text, replyKey: replyKey(event) };
+  return { event, text, replyKey: replyKey(event) };
 }

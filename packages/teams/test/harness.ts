@@ -49,7 +49,7 @@ export async function startTeams(
 
 /** The reply the worker would send to an event. */
 export function replyTo(event: ChatEvent, text = "the answer"): OutboundReply {
-  return { event: event, text, replyKey: `reply:${event.workspaceId}:${event.messageKey}` };
+  return { event, text, replyKey: `reply:${event.workspaceId}:${event.messageKey}` };
 }
 
 export function endpointsOf(bf: FakeBotFramework): TeamsAdapterOptions {
