@@ -26,6 +26,7 @@ import { entryArguments, freePort, ManagedProcess } from "@resident/testkit/proc
 import { untilAnswering } from "./baseline.ts";
 import { closedLoop, RequestFeed } from "./load.ts";
 import { mention } from "./mention.ts";
+import { webInstanceEnv } from "./web-instance.ts";
 
 const warmup = Number(process.env.BENCH_INSTR_WARMUP ?? 15_000);
 const counted = Number(process.env.BENCH_INSTR_MESSAGES ?? 4_000);
@@ -34,7 +35,7 @@ const nodeFlags = (process.env.BENCH_INSTR_NODE_FLAGS ?? "").split(" ").filter(B
 const base = process.env.BENCH_INSTR_BASE;
 const dir = process.env.BENCH_INSTR_DIR ?? (await mkdtemp(join(tmpdir(), "resident-instructions-")));
 const run = promisify(execFile);
-/** `callgrind_annotate`'s lines are `  1,234,567 ( 0.12%)  file:function`; the first is the program's total. */
+/** `callgrind_annotate`'s lines are `  1,234,567 ( 0.12%)  file:function`, the program's total among them. */
 const annotated = (text: string) =>
   [...text.matchAll(/^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/gm)].map(([, count = "0", where = ""]) => ({
     count: Number(count.replaceAll(",", "")),
@@ -55,11 +56,6 @@ let sent = 0;
 const mentions = (count: number): RequestFeed =>
   new RequestFeed(Array.from({ length: count }, () => mention(ws, sent++)));
 const home = { PATH: process.env.PATH, HOME: process.env.HOME };
-const service = (name: string) => ({
-  name,
-  args: [...entryArguments.build],
-  env: { ...home, ...dep.env, ROLE: "web", INSTANCE_ID: name, ANTHROPIC_API_KEY: `sk-ant-test-${name}` },
-});
 const subjects: { name: string; args: string[]; env: Record<string, string | undefined>; cwd?: string }[] = [
   { name: "bare", args: ["infra/bench/baseline-server.mjs"], env: home },
   {
@@ -67,8 +63,8 @@ const subjects: { name: string; args: string[]; env: Record<string, string | und
     args: ["infra/bench/floor-server.mjs"],
     env: { ...home, REDIS_URL: dep.redis.url, SIGNING_SECRET: ws.signingSecret },
   },
-  service("ack"),
-  ...(base ? [{ ...service("base"), cwd: base }] : []),
+  { name: "ack", args: [...entryArguments.build], env: webInstanceEnv(dep.env, "ack") },
+  ...(base ? [{ name: "base", args: [...entryArguments.build], env: webInstanceEnv(dep.env, "base"), cwd: base }] : []),
 ];
 const started = await Promise.all(
   subjects.map(async ({ name, args, env, cwd }) => {

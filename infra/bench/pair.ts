@@ -17,6 +17,7 @@ import { processCpuMs } from "./cpu.ts";
 import { Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
 import { mention } from "./mention.ts";
 import { median } from "./rounds.ts";
+import { webInstanceEnv } from "./web-instance.ts";
 
 const base = process.env.BENCH_PAIR_BASE;
 if (!base) throw new Error("BENCH_PAIR_BASE: the other checkout's directory (a worktree with node_modules)");
@@ -35,11 +36,7 @@ const other = ManagedProcess.spawn(
   [...entryArguments[entryOf(process.env.BENCH_PAIR_BASE_ENTRY)]],
   {
     cwd: base,
-    env: {
-      ...{ PATH: process.env.PATH, HOME: process.env.HOME, HOST: "127.0.0.1", INSTANCE_ID: "base" },
-      ...dep.env,
-      ...{ ROLE: "web", PORT: String(port), ANTHROPIC_API_KEY: "sk-ant-test-base" },
-    },
+    env: { ...webInstanceEnv(dep.env, "base"), HOST: "127.0.0.1", PORT: String(port) },
   },
 );
 // However this process ends, the other checkout's instance goes with it (the deployment's own are tracked already).

@@ -13,7 +13,7 @@ export const appRateLimitedSchema = z.object({
 });
 
 /** An event, checked for its `type` only and passed on as it came: each reader parses what it needs of it. */
-export type SlackEvent = { type: string } & Record<string, unknown>;
+type SlackEvent = { type: string } & Record<string, unknown>;
 
 const isSlackEvent = (value: unknown): value is SlackEvent =>
   typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
