@@ -41,13 +41,18 @@ const annotated = (text: string) =>
     count: Number(count.replaceAll(",", "")),
     where,
   }));
-const totalOf = (text: string) => annotated(text).find(({ where }) => where.startsWith("PROGRAM TOTALS"))?.count ?? 0;
 /** V8's optimising compiler (its namespace) and its garbage collector (the heap's marking, sweeping and scavenges). */
 const v8Work = /v8::internal::compiler::|Marking|Sweeper|Scaveng|MarkCompact|Evacuat|heap::base::|Heap::/;
-const compilingAndCollecting = (text: string) =>
-  annotated(text)
-    .filter(({ where }) => !where.startsWith("PROGRAM TOTALS") && v8Work.test(where))
-    .reduce((total, { count }) => total + count, 0);
+/** A profile's whole count, and its count without V8's compiler and collector. */
+function totals(text: string): { all: number; lean: number } {
+  let all = 0;
+  let v8 = 0;
+  for (const { count, where } of annotated(text)) {
+    if (where.startsWith("PROGRAM TOTALS")) all = count;
+    else if (v8Work.test(where)) v8 += count;
+  }
+  return { all, lean: all - v8 };
+}
 
 await run("npm", ["run", "build", "--silent"]);
 const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" } });
@@ -100,8 +105,8 @@ try {
       const { stdout } = await run("callgrind_annotate", ["--threshold=100", join(dir, `${name}.out.1`)], {
         maxBuffer: 256 * 1024 * 1024,
       });
-      const all = totalOf(stdout) / counted;
-      return { name, all, lean: all - compilingAndCollecting(stdout) / counted };
+      const { all, lean } = totals(stdout);
+      return { name, all: all / counted, lean: lean / counted };
     }),
   );
   const of = (name: string) => counts.find((count) => count.name === name) ?? { all: Number.NaN, lean: Number.NaN };

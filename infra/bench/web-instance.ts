@@ -5,8 +5,11 @@
  */
 export function webInstanceEnv(deploymentEnv: Record<string, string>, name: string) {
   return {
-    ...{ PATH: process.env.PATH, HOME: process.env.HOME },
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
     ...deploymentEnv,
-    ...{ ROLE: "web", INSTANCE_ID: name, ANTHROPIC_API_KEY: `sk-ant-test-${name}` },
+    ROLE: "web",
+    INSTANCE_ID: name,
+    ANTHROPIC_API_KEY: `sk-ant-test-${name}`,
   };
 }
