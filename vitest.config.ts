@@ -8,8 +8,8 @@ const packageServices = [
   "packages/store/test/{failover-rate-limiter,outage,redis-*}.test.ts",
   "packages/tenants/test/**/*.test.ts",
 ];
-/** The server's test that needs nothing running: it reads the sources. */
-const serverUnit = "apps/server/test/platform-names.test.ts";
+/** The server's tests that need nothing running: they read the sources, or count in memory. */
+const serverUnit = "apps/server/test/{platform-names,request-metrics,service-telemetry}.test.ts";
 
 /**
  * Workspace packages are run from their TypeScript sources (their exports' "source" condition), never from a build.

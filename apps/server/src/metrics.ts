@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { HeldHistogram } from "./held-histogram.ts";
+import { TalliedCounter } from "./tallied-counter.ts";
 
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const slowBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
@@ -26,10 +28,10 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
   const registers = [registry];
   return {
     registry,
-    deliveries: new Counter({
+    deliveries: new TalliedCounter({
       name: "resident_deliveries_received_total",
       help: "Verified message deliveries received, before deduplication",
-      labelNames: ["platform"],
+      labelName: "platform",
       registers,
     }),
     platformRetries: new Counter({
@@ -112,7 +114,7 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
         this.set(await Promise.race([reachable, sleep(storeProbeMs, 0, { ref: false })]));
       },
     }),
-    ackLatency: new Histogram({
+    ackLatency: new HeldHistogram({
       name: "resident_ack_latency_seconds",
       help: "Time from a webhook's arrival to its answer",
       labelNames: ["platform", "status"],

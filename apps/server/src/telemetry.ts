@@ -1,24 +1,56 @@
 import type {
   BudgetLimit,
+  FailureRecord,
   FailureStage,
   Logger,
   Platform,
   StatCounts,
+  StatIncrement,
   StatsStore,
   Telemetry,
   ToolCallReport,
-  WorkspaceActivity,
   WorkspaceRef,
 } from "@resident/core";
-import { warnUnlessAway } from "@resident/core";
-import { latestActivity } from "@resident/store";
+import { emptyCounts, statCounters, warnUnlessAway } from "@resident/core";
 import type { Metrics } from "./metrics.ts";
 
-/** What one workspace counted since the last flush. */
-interface PendingStats {
-  ws: WorkspaceRef;
-  counts: Partial<StatCounts>;
-  activity: WorkspaceActivity;
+/**
+ * What one workspace counted since the last flush. Every workspace's has the same fields from the start, updated in
+ * place: the ack counts each delivery here, and objects grown key by key (a shape for each order the counters came
+ * in) and copied on each count cost it more than the count.
+ */
+class PendingStats {
+  readonly counts: StatCounts = emptyCounts();
+  lastEventAt = 0;
+  lastReplyAt = 0;
+  lastError: FailureRecord | undefined = undefined;
+
+  constructor(readonly ws: WorkspaceRef) {}
+
+  failed(error: FailureRecord): void {
+    if (!this.lastError || error.at > this.lastError.at) this.lastError = error;
+  }
+
+  /** Takes in another's counts and keeps the later of each moment. */
+  add(other: PendingStats): void {
+    for (const counter of statCounters) this.counts[counter] += other.counts[counter];
+    this.lastEventAt = Math.max(this.lastEventAt, other.lastEventAt);
+    this.lastReplyAt = Math.max(this.lastReplyAt, other.lastReplyAt);
+    if (other.lastError) this.failed(other.lastError);
+  }
+
+  /** The store's increment: only the counters that moved, only the moments that were seen. */
+  increment(at: number): StatIncrement {
+    const counts: Partial<StatCounts> = {};
+    for (const counter of statCounters) if (this.counts[counter]) counts[counter] = this.counts[counter];
+    const { lastEventAt, lastReplyAt, lastError } = this;
+    const activity = {
+      ...(lastEventAt && { lastEventAt }),
+      ...(lastReplyAt && { lastReplyAt }),
+      ...(lastError && { lastError }),
+    };
+    return { tenantId: this.ws.tenantId, workspaceId: this.ws.workspaceId, counts, activity, at };
+  }
 }
 
 /**
@@ -41,8 +73,10 @@ export class ServiceTelemetry implements Telemetry {
   }
 
   deliveryReceived(ws: WorkspaceRef): void {
-    this.metrics.deliveries.inc({ platform: ws.platform });
-    this.count(ws, "events", 1, { lastEventAt: Date.now() });
+    this.metrics.deliveries.inc(ws.platform);
+    const stats = this.of(ws);
+    stats.counts.events++;
+    stats.lastEventAt = Math.max(stats.lastEventAt, Date.now());
   }
 
   platformRetry(platform: Platform, reason: string): void {
@@ -51,7 +85,7 @@ export class ServiceTelemetry implements Telemetry {
 
   eventDuplicate(ws: WorkspaceRef): void {
     this.metrics.duplicates.inc({ platform: ws.platform, layer: "event" });
-    this.count(ws, "duplicateEvents");
+    this.of(ws).counts.duplicateEvents++;
   }
 
   standbyPass(ws: WorkspaceRef): void {
@@ -63,18 +97,20 @@ export class ServiceTelemetry implements Telemetry {
   }
 
   acked(platform: Platform, status: number, latencyMs: number): void {
-    this.metrics.ackLatency.observe({ platform, status: String(status) }, latencyMs / 1000);
+    this.metrics.ackLatency.series(platform, String(status)).observe(latencyMs / 1000);
   }
 
   replyDuplicate(ws: WorkspaceRef): void {
     this.metrics.duplicates.inc({ platform: ws.platform, layer: "reply" });
-    this.count(ws, "duplicateReplies");
+    this.of(ws).counts.duplicateReplies++;
   }
 
   replySent(ws: WorkspaceRef, eventToReplyMs: number): void {
     this.metrics.replies.inc({ platform: ws.platform });
     this.metrics.eventToReply.observe({ platform: ws.platform }, eventToReplyMs / 1000);
-    this.count(ws, "replies", 1, { lastReplyAt: Date.now() });
+    const stats = this.of(ws);
+    stats.counts.replies++;
+    stats.lastReplyAt = Math.max(stats.lastReplyAt, Date.now());
   }
 
   outcomeUnknown(ws: WorkspaceRef): void {
@@ -83,24 +119,26 @@ export class ServiceTelemetry implements Telemetry {
 
   failure(ws: WorkspaceRef, stage: FailureStage, reason: string): void {
     this.metrics.failures.inc({ platform: ws.platform, stage });
-    this.count(ws, "failures", 1, { lastError: { at: Date.now(), stage, message: reason } });
+    const stats = this.of(ws);
+    stats.counts.failures++;
+    stats.failed({ at: Date.now(), stage, message: reason });
   }
 
   llmUsed(ws: WorkspaceRef, tokens: number, latencyMs: number): void {
     this.metrics.llmTokens.inc({ platform: ws.platform }, tokens);
     this.metrics.llmLatency.observe({ platform: ws.platform }, latencyMs / 1000);
-    this.count(ws, "llmTokens", tokens);
+    this.of(ws).counts.llmTokens += tokens;
   }
 
   toolCalled(ws: WorkspaceRef, report: ToolCallReport): void {
     const { outcome, replayed } = report;
     this.metrics.toolCalls.inc({ platform: ws.platform, outcome, replayed: String(replayed) });
-    if (!replayed) this.count(ws, "toolCalls");
+    if (!replayed) this.of(ws).counts.toolCalls++;
   }
 
   budgetExceeded(ws: WorkspaceRef, limit: BudgetLimit): void {
     this.metrics.overBudget.inc({ platform: ws.platform, limit });
-    this.count(ws, "overBudget");
+    this.of(ws).counts.overBudget++;
   }
 
   /** Writes the counts gathered so far; on failure they are kept for the next flush. */
@@ -109,20 +147,11 @@ export class ServiceTelemetry implements Telemetry {
     const batch = this.pending;
     this.pending = new Map();
     const at = Date.now();
-    const increments = [...batch.values()].map(({ ws, counts, activity }) => ({
-      tenantId: ws.tenantId,
-      workspaceId: ws.workspaceId,
-      counts,
-      activity,
-      at,
-    }));
     try {
-      await this.stats.add(increments);
+      await this.stats.add([...batch.values()].map((stats) => stats.increment(at)));
     } catch (err) {
       warnUnlessAway(this.logger, err, {}, "could not write stats; keeping them for the next flush");
-      for (const { ws, counts, activity } of batch.values()) {
-        for (const [counter, by] of Object.entries(counts)) this.count(ws, counter as keyof StatCounts, by, activity);
-      }
+      for (const stats of batch.values()) this.of(stats.ws).add(stats);
     }
   }
 
@@ -131,11 +160,13 @@ export class ServiceTelemetry implements Telemetry {
     await this.flush();
   }
 
-  private count(ws: WorkspaceRef, counter: keyof StatCounts, by = 1, activity?: WorkspaceActivity): void {
-    const key = `${ws.tenantId}/${ws.workspaceId}`;
-    const entry = this.pending.get(key) ?? { ws, counts: {}, activity: {} };
-    entry.counts[counter] = (entry.counts[counter] ?? 0) + by;
-    entry.activity = latestActivity(entry.activity, activity);
-    this.pending.set(key, entry);
+  /** This workspace's counts since the last flush; workspace ids are unique across tenants. */
+  private of(ws: WorkspaceRef): PendingStats {
+    let stats = this.pending.get(ws.workspaceId);
+    if (!stats) {
+      stats = new PendingStats(ws);
+      this.pending.set(ws.workspaceId, stats);
+    }
+    return stats;
   }
 }
