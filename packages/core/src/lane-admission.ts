@@ -33,7 +33,12 @@ export interface LaneDeps {
 
 /** Admits a verified event through the first lane that can take it: claimed once, queued durably, acked. */
 export class LaneAdmission {
-  constructor(private readonly deps: LaneDeps) {}
+  /** The shared lane, then the standby lane where there is one. */
+  private readonly lanes: readonly Lane[];
+
+  constructor(private readonly deps: LaneDeps) {
+    this.lanes = deps.standby ? [deps.shared, deps.standby] : [deps.shared];
+  }
 
   /**
    * The shared lane first, then the standby lane, then the workspace's fail mode (packages/core/README.md, "When a
@@ -43,8 +48,7 @@ export class LaneAdmission {
     const ws: WorkspaceRef = { platform: event.platform, tenantId: event.tenantId, workspaceId: event.workspaceId };
     this.deps.telemetry.deliveryReceived(ws);
     let unavailable: StoreUnavailableError | undefined;
-    for (const lane of [this.deps.shared, this.deps.standby]) {
-      if (!lane) continue;
+    for (const lane of this.lanes) {
       if (lane === this.deps.standby) {
         this.deps.telemetry.standbyPass(ws);
         trace.getActiveSpan()?.addEvent("shared store unavailable: standby lane");

@@ -13,7 +13,7 @@ export class TurnBatch<I, O> {
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly keysOf: (item: I) => readonly string[] = () => [],
+    private readonly keysOf?: (item: I) => readonly string[],
   ) {}
 
   call(item: I): Promise<O> {
@@ -23,22 +23,34 @@ export class TurnBatch<I, O> {
   }
 
   private async flush(): Promise<void> {
+    const batch = this.keysOf ? this.takeDistinct(this.keysOf) : this.takeAll();
+    try {
+      const outcomes = await this.run(batch.map((waiting) => waiting.item));
+      for (let i = 0; i < batch.length; i++) batch[i]?.resolve(outcomes[i] as O);
+    } catch (error) {
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+
+  private takeAll(): Waiting<I, O>[] {
+    const all = this.pending;
+    this.pending = [];
+    return all;
+  }
+
+  /** The pending calls whose keys no earlier one holds; the others stay pending for the next turn's batch. */
+  private takeDistinct(keysOf: (item: I) => readonly string[]): Waiting<I, O>[] {
     const batch: Waiting<I, O>[] = [];
     const later: Waiting<I, O>[] = [];
     const keys = new Set<string>();
     for (const waiting of this.pending) {
-      const own = this.keysOf(waiting.item);
+      const own = keysOf(waiting.item);
       (own.some((key) => keys.has(key)) ? later : batch).push(waiting);
       for (const key of own) keys.add(key);
     }
     this.pending = later;
     if (later.length > 0) setImmediate(() => void this.flush());
-    try {
-      const outcomes = await this.run(batch.map((waiting) => waiting.item));
-      for (const [i, waiting] of batch.entries()) waiting.resolve(outcomes[i] as O);
-    } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
-    }
+    return batch;
   }
 }
 

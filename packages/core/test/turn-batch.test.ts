@@ -18,6 +18,18 @@ describe("TurnBatch", () => {
     expect(runs).toHaveLength(3);
   });
 
+  it("without keys, runs every call of a turn in one run, in order, repeats included", async () => {
+    const runs: string[][] = [];
+    const batch = new TurnBatch<string, string>(async (items) => {
+      runs.push(items);
+      return items.map((item, i) => `${item}${i}`);
+    });
+    const outcomes = await Promise.all(["a", "b", "a"].map((item) => batch.call(item)));
+    expect(outcomes).toEqual(["a0", "b1", "a2"]);
+    expect(await batch.call("c")).toBe("c0");
+    expect(runs).toEqual([["a", "b", "a"], ["c"]]);
+  });
+
   it("rejects every call of a run that failed, and the next turn runs afresh", async () => {
     let fail = true;
     const batch = new TurnBatch<number, number>(

@@ -7,7 +7,7 @@ import {
   type Workspace,
 } from "@resident/core";
 import { feedbackActionId } from "./feedback.ts";
-import { blockActionsSchema, feedbackActionSchema, interactionTypeSchema } from "./payload.ts";
+import { blockActionsSchema, feedbackActionSchema, typeOf } from "./payload.ts";
 
 const ignore = (reason: string): Inbound => ({ kind: "ignore", reason });
 
@@ -35,7 +35,7 @@ export function interactionPayload(request: InboundRequest): unknown {
  */
 export function normalizeInteraction(request: InboundRequest, workspace: Workspace, receivedAt: number): Inbound {
   const body = interactionPayload(request);
-  const { type } = parsePayload(interactionTypeSchema, body, "interaction payload");
+  const type = typeOf(body, "interaction payload");
   if (type !== "block_actions") return ignore(`${type} interactions are not handled`);
   const payload = parsePayload(blockActionsSchema, body, "block_actions payload");
   const action = payload.actions.find((candidate) => candidate.action_id === feedbackActionId);

@@ -14,10 +14,10 @@ import { type AssistantThread, assistantAddress } from "./assistant.ts";
 import {
   appRateLimitedSchema,
   assistantThreadStartedSchema,
-  envelopeTypeSchema,
   eventCallbackSchema,
   type MessageEvent,
   messageEventSchema,
+  typeOf,
   urlVerificationSchema,
 } from "./payload.ts";
 import { revocationOf } from "./revocation.ts";
@@ -42,7 +42,7 @@ export function normalizeDelivery(
   if (isSslCheck(request)) return { kind: "respond", status: 200, body: { ok: true } };
 
   const body = parseJsonBody(request.rawBody);
-  const { type } = parsePayload(envelopeTypeSchema, body, "Events API body");
+  const type = typeOf(body, "Events API body");
   switch (type) {
     case "url_verification": {
       const { challenge } = parsePayload(urlVerificationSchema, body, "url_verification");

@@ -1,8 +1,7 @@
+import { MalformedPayloadError } from "@resident/core";
 import { z } from "zod";
 
 /* The parts of an Events API body the adapter reads; nothing else of it goes past normalize. */
-
-export const envelopeTypeSchema = z.object({ type: z.string() });
 
 export const urlVerificationSchema = z.object({ type: z.literal("url_verification"), challenge: z.string().min(1) });
 
@@ -12,18 +11,28 @@ export const appRateLimitedSchema = z.object({
   minute_rate_limited: z.number().optional(),
 });
 
-/** An event, checked for its `type` only and passed on as it came: each reader parses what it needs of it. */
-type SlackEvent = { type: string } & Record<string, unknown>;
+/** A body, a payload or an event, checked for its `type` only and passed on as it came. */
+type Typed = { type: string } & Record<string, unknown>;
 
-const isSlackEvent = (value: unknown): value is SlackEvent =>
+const isTyped = (value: unknown): value is Typed =>
   typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+
+/**
+ * What a body or payload is, read before its schema is chosen. A check rather than a schema: a zod object would
+ * build a copy of the body on every delivery to hand back one string.
+ */
+export function typeOf(value: unknown, what: string): string {
+  if (isTyped(value)) return value.type;
+  const object = typeof value === "object" && value !== null && !Array.isArray(value);
+  throw new MalformedPayloadError(`malformed ${what}: ${object ? "type: expected string" : "(root): expected object"}`);
+}
 
 export const eventCallbackSchema = z.object({
   type: z.literal("event_callback"),
   api_app_id: z.string().min(1),
   event_id: z.string().min(1),
   // Not a looseObject: that copies every key of the event, on every delivery, into an object nothing reads.
-  event: z.custom<SlackEvent>(isSlackEvent, "expected an object with a string type"),
+  event: z.custom<Typed>(isTyped, "expected an object with a string type"),
 });
 
 /** An app_mention or message event, before the policy decides what it is. */
@@ -49,8 +58,6 @@ export const assistantThreadStartedSchema = z.object({
 });
 
 /* The parts of an interaction payload (the Interactivity Request URL's form field `payload`) the adapter reads. */
-
-export const interactionTypeSchema = z.object({ type: z.string() });
 
 /** A click on a message's interactive element; only feedback_buttons clicks on a message are read further. */
 export const blockActionsSchema = z.object({
