@@ -12,6 +12,7 @@ import type {
   WorkspaceRef,
 } from "@resident/core";
 import { emptyCounts, statCounters, warnUnlessAway } from "@resident/core";
+import { addCounts, latestActivity } from "@resident/store";
 import type { Metrics } from "./metrics.ts";
 
 /**
@@ -33,7 +34,7 @@ class PendingStats {
 
   /** Takes in another's counts and keeps the later of each moment. */
   add(other: PendingStats): void {
-    for (const counter of statCounters) this.counts[counter] += other.counts[counter];
+    addCounts(this.counts, other.counts);
     this.lastEventAt = Math.max(this.lastEventAt, other.lastEventAt);
     this.lastReplyAt = Math.max(this.lastReplyAt, other.lastReplyAt);
     if (other.lastError) this.failed(other.lastError);
@@ -44,11 +45,7 @@ class PendingStats {
     const counts: Partial<StatCounts> = {};
     for (const counter of statCounters) if (this.counts[counter]) counts[counter] = this.counts[counter];
     const { lastEventAt, lastReplyAt, lastError } = this;
-    const activity = {
-      ...(lastEventAt && { lastEventAt }),
-      ...(lastReplyAt && { lastReplyAt }),
-      ...(lastError && { lastError }),
-    };
+    const activity = latestActivity({ lastEventAt, lastReplyAt, lastError });
     return { tenantId: this.ws.tenantId, workspaceId: this.ws.workspaceId, counts, activity, at };
   }
 }
