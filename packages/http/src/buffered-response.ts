@@ -9,7 +9,7 @@ export class BufferedResponse {
   readonly ok: boolean;
   readonly type = "basic";
   private used = false;
-  private streamed: Response | undefined;
+  private stream: ReadableStream<Uint8Array> | undefined;
 
   constructor(
     private readonly content: Buffer | null,
@@ -23,13 +23,29 @@ export class BufferedResponse {
   }
 
   get bodyUsed(): boolean {
-    return this.used || this.streamed?.bodyUsed === true;
+    return this.used;
   }
 
+  /**
+   * A byte stream that hands the body out on its first read. Made directly, not through a Response (half the cost):
+   * the Anthropic SDK takes every answer's body, unread, as the key of a FinalizationRegistry.
+   */
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.content === null) return null;
-    this.streamed ??= new Response(this.content as Uint8Array<ArrayBuffer>);
-    return this.streamed.body;
+    const content = this.content;
+    if (content === null) return null;
+    this.stream ??= new ReadableStream({
+      type: "bytes",
+      pull: (controller) => {
+        this.used = true;
+        // A copy: a byte stream takes over a chunk's buffer, and content may be a view of node's shared pool.
+        if (content.byteLength > 0) controller.enqueue(new Uint8Array(content));
+        controller.close();
+      },
+      cancel: () => {
+        this.used = true;
+      },
+    });
+    return this.stream;
   }
 
   async text(): Promise<string> {
@@ -57,12 +73,17 @@ export class BufferedResponse {
   }
 
   clone(): BufferedResponse {
-    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
+    if (this.unusable) throw new TypeError("Response.clone: Body has already been consumed.");
     return new BufferedResponse(this.content, this.status, this.statusText, this.headers, this.url, this.redirected);
   }
 
+  /** Read, or its stream locked by a reader: as a Response's body, it cannot be read again. */
+  private get unusable(): boolean {
+    return this.used || this.stream?.locked === true;
+  }
+
   private take(): Uint8Array {
-    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    if (this.unusable) throw new TypeError("Body is unusable: Body has already been read");
     this.used = true;
     return this.content ?? new Uint8Array(0);
   }

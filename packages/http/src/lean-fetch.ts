@@ -20,14 +20,34 @@ const fetchRedirectLimit = 20;
  * signal's reason, a redirect under `redirect: "error"` as a network failure. Anything else (a Request, a stream or
  * multipart body) is asked of the global fetch.
  */
-export const leanFetch: typeof fetch = async (input, init = {}) => {
+export const leanFetch: typeof fetch = (input, init) => fetchLean(input, init);
+
+/**
+ * leanFetch whose requests give up when no answer has begun within `timeoutMs` of being sent, or its body pauses that
+ * long, rejecting as fetch does on a network failure (a TypeError whose cause carries undici's code); what goes to the
+ * global fetch, within `timeoutMs` in all. An SDK's own timeout is an AbortSignal.timeout a call, whose timer outlives
+ * the call and, firing, builds a DOMException; undici's end with the request, and tick every half second, so a timeout
+ * comes up to a second late.
+ */
+export function leanFetchWithin(timeoutMs: number): typeof fetch {
+  return (input, init) => fetchLean(input, init, timeoutMs);
+}
+
+/** Without `timeoutMs`, undici's default timers (minutes). */
+async function fetchLean(input: RequestInfo | URL, init: RequestInit = {}, timeoutMs?: number): Promise<Response> {
   const { body, signal, redirect = "follow" } = init;
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
   const lean =
     body == null || typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams;
-  if (url === undefined || !(url.startsWith("http:") || url.startsWith("https:")) || !lean) return fetch(input, init);
+  if (url === undefined || !(url.startsWith("http:") || url.startsWith("https:")) || !lean) {
+    return fetch(input, timeoutMs === undefined ? init : { ...init, signal: within(timeoutMs, signal) });
+  }
   signal?.throwIfAborted();
-  const answer = await send(url, init.method ?? "GET", init.headers, body, signal ?? undefined, redirect === "follow");
+  const answer = await send(url, init.method ?? "GET", init.headers, body, signal ?? undefined, {
+    follow: redirect === "follow",
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
   const { statusCode: status, statusText, body: stream } = answer;
   if (redirect === "error" && status >= 300 && status < 400 && answer.headers.location !== undefined) {
     await stream.dump();
@@ -49,7 +69,7 @@ export const leanFetch: typeof fetch = async (input, init = {}) => {
   // What the SDKs read of a Response, as one (BufferedResponse): the cast is the only place it is told apart.
   const content = status === 204 || status === 304 ? null : bytes;
   return new BufferedResponse(content, status, statusText, headers, at, history.length > 1) as unknown as Response;
-};
+}
 
 type LeanBody = string | Uint8Array | URLSearchParams | null | undefined;
 
@@ -59,7 +79,7 @@ async function send(
   headers: HeadersInit | undefined,
   body: LeanBody,
   signal: AbortSignal | undefined,
-  follow: boolean,
+  { follow, headersTimeout, bodyTimeout }: { follow: boolean; headersTimeout?: number; bodyTimeout?: number },
 ): Promise<Dispatcher.ResponseData<unknown>> {
   // The redirect interceptor reads maxRedirections off each request's options; undici 7's types leave it out.
   const options: NonNullable<Parameters<typeof request>[1]> & { maxRedirections: number } = {
@@ -69,12 +89,20 @@ async function send(
     body: body instanceof URLSearchParams ? body.toString() : body,
     signal,
     maxRedirections: follow ? fetchRedirectLimit : 0,
+    headersTimeout,
+    bodyTimeout,
   };
   try {
     return await request(url, options);
   } catch (cause) {
     throw signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause });
   }
+}
+
+/** The caller's signal, if any, with a timeout of `timeoutMs` added: for what goes to the global fetch. */
+function within(timeoutMs: number, signal: AbortSignal | null | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
 /** The answer's body whole; an abort while it is read rejects with the signal's reason, a broken socket as fetch. */

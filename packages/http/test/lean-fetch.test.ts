@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectionErrorCode } from "@resident/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leanFetch } from "../src/lean-fetch.ts";
+import { leanFetch, leanFetchWithin } from "../src/lean-fetch.ts";
 
 type Seen = { method?: string; headers: IncomingMessage["headers"]; body: string };
 const seen: Seen[] = [];
@@ -19,7 +19,12 @@ const routes: Record<string, (res: ServerResponse) => void> = {
     res.end('{"ok":true}');
   },
   "/empty": (res) => res.writeHead(204).end(),
+  "/nothing": (res) => res.writeHead(200).end(),
   "/silent": () => {},
+  "/stalls": (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write('{"ok":');
+  },
   "/moved": (res) => res.writeHead(307, { location: "/json" }).end(),
   "/events": (res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -86,6 +91,26 @@ describe("leanFetch", () => {
     expect(await new Response((await leanFetch(`${base}/json`)).body).json()).toEqual({ ok: true });
   });
 
+  it("makes its body's stream without reading it; a read of the stream uses the body, as a Response's", async () => {
+    const taken = await leanFetch(`${base}/json`);
+    expect(taken.body).toBe(taken.body);
+    expect(taken.bodyUsed).toBe(false);
+    expect(await taken.json()).toEqual({ ok: true });
+
+    const streamed = await leanFetch(`${base}/json`);
+    const reader = (streamed.body as ReadableStream<Uint8Array>).getReader({ mode: "byob" });
+    await expect(streamed.text()).rejects.toThrow(TypeError);
+    const { value } = await reader.read(new Uint8Array(64));
+    expect(new TextDecoder().decode(value)).toBe('{"ok":true}');
+    expect((await reader.read(new Uint8Array(64))).done).toBe(true);
+    expect(streamed.bodyUsed).toBe(true);
+    reader.releaseLock();
+    await expect(streamed.text()).rejects.toThrow(TypeError);
+
+    const nothing = (await leanFetch(`${base}/nothing`)).body as ReadableStream<Uint8Array>;
+    expect((await nothing.getReader().read()).done).toBe(true);
+  });
+
   it("sends a form as fetch does", async () => {
     await leanFetch(`${base}/json`, { method: "POST", body: new URLSearchParams({ a: "1 2", b: "é" }) });
     expect(seen.at(-1)?.body).toBe("a=1+2&b=%C3%A9");
@@ -119,6 +144,19 @@ describe("leanFetch", () => {
     const sent = seen.length;
     await expect(leanFetch(`${base}/json`, { signal: controller.signal })).rejects.toThrow(/aborted/);
     expect(seen.length).toBe(sent);
+  });
+
+  it("within a timeout, gives up on an answer that does not begin, or whose body stalls, as on a network failure", async () => {
+    const within = leanFetchWithin(200);
+    for (const path of ["/silent", "/stalls"]) {
+      const failure = await within(`${base}${path}`, { method: "POST", body: "{}" }).catch((e) => e);
+      expect(failure).toBeInstanceOf(TypeError);
+      expect(connectionErrorCode(failure)).toMatch(/^UND_ERR_(HEADERS|BODY)_TIMEOUT$/);
+    }
+    expect(await (await within(`${base}/json`)).json()).toEqual({ ok: true });
+    // What it hands to the global fetch (a Request) is held to the same time, beside the caller's own signal.
+    const handed = await within(new Request(`${base}/silent`, { method: "POST", body: "{}" })).catch((e) => e);
+    expect(handed.name).toBe("TimeoutError");
   });
 
   it("streams an event stream as it comes", async () => {

@@ -1,5 +1,5 @@
 import type { Logger } from "@resident/core";
-import { leanFetch } from "@resident/http";
+import { leanFetchWithin } from "@resident/http";
 import { type FetchFunction, LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
 import { LRUCache } from "lru-cache";
 
@@ -17,8 +17,11 @@ export interface SlackClientOptions {
  */
 export class SlackClients {
   private readonly clients = new LRUCache<string, WebClient>({ max: 1_000 });
+  private readonly fetch: typeof fetch;
 
-  constructor(private readonly options: SlackClientOptions) {}
+  constructor(private readonly options: SlackClientOptions) {
+    this.fetch = leanFetchWithin(options.timeoutMs);
+  }
 
   for(botToken: string): WebClient {
     let client = this.clients.get(botToken);
@@ -37,11 +40,12 @@ export class SlackClients {
   private create(token: string | undefined): WebClient {
     return new WebClient(token, {
       slackApiUrl: this.options.apiUrl,
-      timeout: this.options.timeoutMs,
+      // The timeout is the transport's (leanFetchWithin): the client's own would cost a timer and a signal a call.
+      timeout: 0,
       retryConfig: { retries: 0 },
       rejectRateLimitedCalls: true,
       // The client's types ask for a Headers with entries(), which node's has; TypeScript's node lib leaves it out.
-      fetch: leanFetch as unknown as FetchFunction,
+      fetch: this.fetch as unknown as FetchFunction,
       ...(this.options.logger ? { logger: bridge(this.options.logger) } : { logLevel: LogLevel.ERROR }),
     });
   }
