@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 // The two SDKs come with @resident/agent and @resident/slack (the service's clients); the bench only measures them.
 import Anthropic from "@anthropic-ai/sdk";
 import { defaultModel } from "@resident/core";
-import { leanFetch } from "@resident/http";
+import { leanFetch, leanFetchWithin } from "@resident/http";
 import { WebClient } from "@slack/web-api";
 
 const calls = Number(process.env.BENCH_CLIENT_CALLS ?? 4_000);
@@ -57,13 +57,23 @@ const bare = (path: string, body: string) =>
     req.on("error", reject);
     req.end(body);
   });
+// Each SDK set up as the service sets it up (packages/slack/src/api.ts, packages/agent/src/anthropic-agent.ts): the
+// Slack call within 10 s (leanFetchWithin's timers, or the client's own on the global fetch), the Anthropic call under
+// the answer's lease signal.
+const slackTimeoutMs = 10_000;
 const slack = (fetch: typeof globalThis.fetch) =>
-  new WebClient("xoxb-bench", { slackApiUrl: `${base}/api/`, retryConfig: { retries: 0 }, fetch: fetch as never });
+  new WebClient("xoxb-bench", {
+    slackApiUrl: `${base}/api/`,
+    retryConfig: { retries: 0 },
+    ...(fetch === globalThis.fetch
+      ? { timeout: slackTimeoutMs, fetch: fetch as never }
+      : { timeout: 0, fetch: leanFetchWithin(slackTimeoutMs) as never }),
+  });
 const anthropic = (fetch: typeof globalThis.fetch) =>
-  new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0, fetch });
+  new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0, timeout: 60_000, fetch });
 const question = { model: defaultModel, max_tokens: 1024, messages: [{ role: "user" as const, content: "hi" }] };
 const post = (client: WebClient) => () => client.chat.postMessage({ channel: "C1", text: "hi", thread_ts: "1.2" });
-const ask = (client: Anthropic) => () => client.messages.create(question);
+const ask = (client: Anthropic) => () => client.messages.create(question, { signal: new AbortController().signal });
 const call = (fetch: typeof globalThis.fetch) => () =>
   fetch(`${base}/v1/messages`, { method: "POST", body: "{}" }).then((r) => r.json());
 
