@@ -12,7 +12,7 @@ export class BufferedResponse {
   private stream: ReadableStream<Uint8Array> | undefined;
 
   constructor(
-    private readonly content: Buffer | null,
+    private readonly content: Uint8Array | null,
     readonly status: number,
     readonly statusText: string,
     readonly headers: Headers,

@@ -25,6 +25,10 @@ const routes: Record<string, (res: ServerResponse) => void> = {
     res.writeHead(200, { "content-type": "application/json" });
     res.write('{"ok":');
   },
+  "/cut": (res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": 100 });
+    res.write('{"ok":', () => res.destroy());
+  },
   "/moved": (res) => res.writeHead(307, { location: "/json" }).end(),
   "/events": (res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -157,6 +161,17 @@ describe("leanFetch", () => {
     // What it hands to the global fetch (a Request) is held to the same time, beside the caller's own signal.
     const handed = await within(new Request(`${base}/silent`, { method: "POST", body: "{}" })).catch((e) => e);
     expect(handed.name).toBe("TimeoutError");
+  });
+
+  it("rejects a body cut short as fetch does, and one aborted while it is read with the signal's reason", async () => {
+    const cut = await leanFetch(`${base}/cut`, { method: "POST", body: "{}" }).catch((e) => e);
+    expect(cut).toBeInstanceOf(TypeError);
+    expect(cut.message).toBe("terminated");
+    const controller = new AbortController();
+    const reading = leanFetch(`${base}/stalls`, { method: "POST", body: "{}", signal: controller.signal });
+    await sleep(100);
+    controller.abort(new Error("given up"));
+    await expect(reading).rejects.toThrow("given up");
   });
 
   it("streams an event stream as it comes", async () => {
