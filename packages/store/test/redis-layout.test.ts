@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { CorruptRecordError } from "@resident/core";
 import { RedisServer } from "@resident/testkit/processes";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -22,6 +23,19 @@ describe("Redis key layout", () => {
   afterAll(async () => {
     await client.quit();
     await server.dispose();
+  });
+
+  it("appends the threads of one turn together, a thread whose key Redis refuses failing alone", async () => {
+    const memory = new RedisConversationMemory(client, { prefix: "together:" });
+    await client.set("together:conversation:not-a-list", "x");
+    const outcomes = await Promise.allSettled([
+      memory.append("conversation:a", [{ role: "user", text: "a" }], 20, 60_000),
+      memory.append("conversation:not-a-list", [{ role: "user", text: "b" }], 20, 60_000),
+      memory.append("conversation:c", [{ role: "user", text: "c" }], 20, 60_000),
+    ]);
+    expect(outcomes.map(({ status }) => status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(CorruptRecordError);
+    expect(await memory.recent("conversation:c", 5)).toEqual([{ role: "user", text: "c" }]);
   });
 
   it("keeps every key under the prefix, encoded as documented, and every key expires", async () => {

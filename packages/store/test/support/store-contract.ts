@@ -54,6 +54,19 @@ export function storeContract(name: string, setup: () => Promise<StoreBackend>):
         expect(await backend.memory.recent(key, 2)).toEqual([turn(4), turn(5)]);
       });
 
+      it("keeps each thread's turns when many threads, and one thread twice, are appended to at once", async () => {
+        const keys = Array.from({ length: 5 }, () => fresh("conversation"));
+        const [first] = keys as [string];
+        await Promise.all([
+          ...keys.map((key, i) => backend.memory.append(key, [turn(i), turn(i + 1)], 3, 10_000)),
+          backend.memory.append(first, [turn(7), turn(8)], 3, 10_000),
+        ]);
+        expect(await backend.memory.recent(first, 10)).toEqual([turn(1), turn(7), turn(8)]);
+        for (const [i, key] of keys.entries()) {
+          if (i > 0) expect(await backend.memory.recent(key, 10)).toEqual([turn(i), turn(i + 1)]);
+        }
+      });
+
       it("keeps any text verbatim", async () => {
         const key = fresh("conversation");
         const odd = { role: "user" as const, text: 'line 1\nline 2 "quoted" ✓ {"json":true}' };
