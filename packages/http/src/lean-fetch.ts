@@ -119,7 +119,8 @@ async function read(stream: Dispatcher.ResponseData["body"], signal: AbortSignal
 /** The request's headers as undici takes them, with the body's type as fetch would add it (undici adds the length). */
 function headerRecord(headers: HeadersInit | undefined, body: LeanBody) {
   const record: Record<string, string> = {};
-  new Headers(headers).forEach((value, name) => {
+  // A Headers (what the Anthropic SDK gives) is read as it is: a copy would check every name and value again.
+  (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
     record[name] = value;
   });
   if (record["content-type"] === undefined) {
