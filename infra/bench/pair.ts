@@ -6,10 +6,13 @@
  * third within minutes, runs one after the other cannot tell a 5 % change from noise; two instances loaded side by
  * side drift together (an unchanged pair reads 0.95–1.08: the seats differ, so a small change is read from both
  * seats, each checkout in each). Redis is shared, so its own cost is not compared.
+ * BENCH_PAIR_E2E=1 compares a message end to end instead: both instances ROLE=all, each on a Redis database of its own
+ * (so that each answers the mentions it acked), at 250/s each unless told; the run ends once every mention is answered.
  * Knobs: BENCH_PAIR_RATE (2,000/s each), BENCH_PAIR_SECONDS (8 a round), BENCH_PAIR_ROUNDS (8, after 2 of warm-up);
  * BENCH_PAIR_ENTRY and BENCH_PAIR_BASE_ENTRY (`build`: that side runs its build, which must be built, instead of its
  * sources under tsx).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { startDeployment } from "@resident/testkit/deployment";
 import { entryArguments, freePort, type InstanceEntry, ManagedProcess } from "@resident/testkit/processes";
 import { untilAnswering } from "./baseline.ts";
@@ -21,14 +24,17 @@ import { webInstanceEnv } from "./web-instance.ts";
 
 const base = process.env.BENCH_PAIR_BASE;
 if (!base) throw new Error("BENCH_PAIR_BASE: the other checkout's directory (a worktree with node_modules)");
-const rate = Number(process.env.BENCH_PAIR_RATE ?? 2_000);
+const endToEnd = process.env.BENCH_PAIR_E2E === "1";
+const rate = Number(process.env.BENCH_PAIR_RATE ?? (endToEnd ? 250 : 2_000));
+const role = endToEnd ? "all" : "web";
+const unit = endToEnd ? "a message" : "an ack";
 const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_PAIR_ROUNDS ?? 8);
 const warmupRounds = 2;
 
 const entryOf = (setting: string | undefined): InstanceEntry => (setting === "build" ? "build" : "source");
 const entry = entryOf(process.env.BENCH_PAIR_ENTRY);
-const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: "web" }, entry });
+const dep = await startDeployment({ instances: 1, platforms: ["slack"], nginx: false, env: { ROLE: role }, entry });
 const port = await freePort();
 const other = ManagedProcess.spawn(
   "base",
@@ -36,7 +42,12 @@ const other = ManagedProcess.spawn(
   [...entryArguments[entryOf(process.env.BENCH_PAIR_BASE_ENTRY)]],
   {
     cwd: base,
-    env: { ...webInstanceEnv(dep.env, "base"), HOST: "127.0.0.1", PORT: String(port) },
+    env: {
+      ...webInstanceEnv(dep.env, "base"),
+      ...(endToEnd ? { ROLE: role, REDIS_URL: `${dep.redis.url}/1` } : {}),
+      HOST: "127.0.0.1",
+      PORT: String(port),
+    },
   },
 );
 // However this process ends, the other checkout's instance goes with it (the deployment's own are tracked already).
@@ -63,9 +74,12 @@ try {
     const failed = results.map((result) => result?.failed ?? 0).join(" · ");
     ratios.push(mine / theirs);
     process.stdout.write(
-      `round ${round + 1}: this ${mine.toFixed(1)} µs an ack, base ${theirs.toFixed(1)} µs, ratio ${(mine / theirs).toFixed(3)} (failed ${failed})\n`,
+      `round ${round + 1}: this ${mine.toFixed(1)} µs ${unit}, base ${theirs.toFixed(1)} µs, ratio ${(mine / theirs).toFixed(3)} (failed ${failed})\n`,
     );
   }
+  const posts = () => dep.slack.callsTo("chat.postMessage").length;
+  for (let waited = 0; endToEnd && posts() < sent && waited < 60_000; waited += 100) await sleep(100);
+  if (endToEnd) process.stdout.write(`answered ${posts()} of ${sent} mentions\n`);
   const sorted = [...ratios].sort((a, b) => a - b);
   process.stdout.write(`median ratio ${median(ratios).toFixed(3)} (${sorted.map((r) => r.toFixed(3)).join(" ")})\n`);
 } finally {
