@@ -116,13 +116,21 @@ async function read(stream: Dispatcher.ResponseData["body"], signal: AbortSignal
   }
 }
 
-/** The request's headers as undici takes them, with the body's type as fetch would add it (undici adds the length). */
+/**
+ * The request's headers as undici takes them (names lower-cased, repeats joined as a Headers joins them), with the
+ * body's type as fetch would add it (undici adds the length). Not through a new Headers: that checks every name and
+ * value character by character, which undici's request() does again anyway (and rejects, as fetch would, what fails).
+ */
 function headerRecord(headers: HeadersInit | undefined, body: LeanBody) {
   const record: Record<string, string> = {};
-  // A Headers (what the Anthropic SDK gives) is read as it is: a copy would check every name and value again.
-  (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
-    record[name] = value;
-  });
+  const add = (value: string, name: string) => {
+    const key = name.toLowerCase();
+    const before = record[key];
+    record[key] = before === undefined ? value : `${before}, ${value}`;
+  };
+  if (headers instanceof Headers) headers.forEach(add);
+  else if (Array.isArray(headers)) for (const [name = "", value = ""] of headers) add(value, name);
+  else if (headers) for (const [name, value] of Object.entries(headers)) add(value, name);
   if (record["content-type"] === undefined) {
     if (typeof body === "string") record["content-type"] = "text/plain;charset=UTF-8";
     if (body instanceof URLSearchParams) record["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";

@@ -115,6 +115,22 @@ describe("leanFetch", () => {
     expect((await nothing.getReader().read()).done).toBe(true);
   });
 
+  it("sends headers given as a record or as pairs as fetch does: names in any case, repeats joined", async () => {
+    await leanFetch(`${base}/json`, { headers: { "X-Trace": "a", "x-trace": "b", Accept: "application/json" } });
+    expect(seen.at(-1)?.headers).toMatchObject({ "x-trace": "a, b", accept: "application/json" });
+    await leanFetch(`${base}/json`, {
+      headers: [
+        ["X-Trace", "c"],
+        ["X-TRACE", "d"],
+      ],
+    });
+    expect(seen.at(-1)?.headers).toMatchObject({ "x-trace": "c, d" });
+    const sent = seen.length;
+    const refused = await leanFetch(`${base}/json`, { headers: { "x-bad": "a\r\nb" } }).catch((e) => e);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect(seen.length).toBe(sent);
+  });
+
   it("sends a form as fetch does", async () => {
     await leanFetch(`${base}/json`, { method: "POST", body: new URLSearchParams({ a: "1 2", b: "é" }) });
     expect(seen.at(-1)?.body).toBe("a=1+2&b=%C3%A9");
