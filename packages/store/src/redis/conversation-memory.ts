@@ -1,6 +1,7 @@
 import { type ConversationMemory, type Turn, TurnBatch } from "@resident/core";
 import { Cluster } from "ioredis";
 import type { RedisClient } from "./connection.ts";
+import { execEach } from "./exec-all.ts";
 import { RedisPort, type RedisStoreOptions } from "./store-call.ts";
 
 interface Append {
@@ -51,8 +52,7 @@ export class RedisConversationMemory extends RedisPort implements ConversationMe
       if (pushed.length > 0) pushes.rpush(key, ...pushed);
       pushes.pexpire(key, ttlMs);
     }
-    const replies = await pushes.exec();
-    if (!replies) throw new Error("pipeline aborted");
+    const replies = await execEach(pushes);
     const outcomes: (Error | undefined)[] = [];
     const trims = this.client.pipeline();
     const trimmed: number[] = [];
@@ -69,7 +69,7 @@ export class RedisConversationMemory extends RedisPort implements ConversationMe
       }
     });
     if (trimmed.length > 0) {
-      (await trims.exec())?.forEach(([error], j) => {
+      (await execEach(trims)).forEach(([error], j) => {
         if (error) outcomes[trimmed[j] as number] = error;
       });
     }
