@@ -67,9 +67,65 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 server.on("connection", () => connections++);
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const port = (server.address() as AddressInfo).port;
+const base = `http://127.0.0.1:${port}`;
+const body = JSON.stringify(question);
+
 const agent = new Agent({ keepAlive: true });
-const clients = clientCalls(base, agent);
+const bare = () =>
+  new Promise<void>((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/v1/messages",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          resolve();
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+// Each SDK set up as the service sets it up (packages/slack/src/api.ts, packages/agent/src/anthropic-agent.ts): the
+// Slack call within 10 s (leanFetchWithin's timers, or the client's own on the global fetch), the Anthropic call under
+// the answer's lease signal. The transports alone send the Anthropic call's JSON.
+const slackTimeoutMs = 10_000;
+const slack = (fetch: typeof globalThis.fetch) =>
+  new WebClient("xoxb-bench", {
+    slackApiUrl: `${base}/api/`,
+    retryConfig: { retries: 0 },
+    ...(fetch === globalThis.fetch
+      ? { timeout: slackTimeoutMs, fetch: fetch as never }
+      : { timeout: 0, fetch: leanFetchWithin(slackTimeoutMs) as never }),
+  });
+const anthropic = (fetch: typeof globalThis.fetch) =>
+  new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0, timeout: 60_000, fetch, logLevel: "warn" });
+const post = (client: WebClient) => () =>
+  client.chat.postMessage({ channel: "C1", thread_ts: "1712345.000100", text, blocks, unfurl_links: false, metadata });
+const ask = (client: Anthropic) => () => client.messages.create(question, { signal: new AbortController().signal });
+const call = (fetch: typeof globalThis.fetch) => () =>
+  fetch(`${base}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) =>
+    r.json(),
+  );
+
+const clients: [string, () => Promise<unknown>][] = [
+  ["node http, keep-alive (the floor)", bare],
+  ["@slack/web-api chat.postMessage", post(slack(leanFetch))],
+  ["  the same on the global fetch", post(slack(fetch))],
+  ["@anthropic-ai/sdk messages.create", ask(anthropic(leanFetch))],
+  ["  the same on the global fetch", ask(anthropic(fetch))],
+  ["leanFetch alone", call(leanFetch)],
+  ["the global fetch (undici) alone", call(fetch)],
+];
 
 /** `n` calls, `concurrency` at a time: the CPU µs they took and the connections they opened. */
 async function run(call: () => Promise<unknown>, n: number): Promise<{ us: number; opened: number }> {
@@ -109,63 +165,3 @@ for (const [i, { us, opened }] of totals.entries()) {
 agent.destroy();
 server.closeAllConnections();
 server.close();
-
-/**
- * Each SDK set up as the service sets it up (packages/slack/src/api.ts, packages/agent/src/anthropic-agent.ts): the
- * Slack call within 10 s (leanFetchWithin's timers, or the client's own on the global fetch), the Anthropic call under
- * the answer's lease signal. The transports alone send the Anthropic call's JSON.
- */
-function clientCalls(base: string, agent: Agent): [string, () => Promise<unknown>][] {
-  const slackTimeoutMs = 10_000;
-  const slack = (fetch: typeof globalThis.fetch) =>
-    new WebClient("xoxb-bench", {
-      slackApiUrl: `${base}/api/`,
-      retryConfig: { retries: 0 },
-      ...(fetch === globalThis.fetch
-        ? { timeout: slackTimeoutMs, fetch: fetch as never }
-        : { timeout: 0, fetch: leanFetchWithin(slackTimeoutMs) as never }),
-    });
-  const anthropic = (fetch: typeof globalThis.fetch) =>
-    new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0, timeout: 60_000, fetch, logLevel: "warn" });
-  const post = (client: WebClient) => () =>
-    client.chat.postMessage({
-      channel: "C1",
-      thread_ts: "1712345.000100",
-      text,
-      blocks,
-      unfurl_links: false,
-      metadata,
-    });
-  const ask = (client: Anthropic) => () => client.messages.create(question, { signal: new AbortController().signal });
-  const body = JSON.stringify(question);
-  const transport = (fetch: typeof globalThis.fetch) => () =>
-    fetch(`${base}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) =>
-      r.json(),
-    );
-  const bare = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(
-        `${base}/v1/messages`,
-        { method: "POST", agent, headers: { "content-type": "application/json" } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => {
-            JSON.parse(Buffer.concat(chunks).toString("utf8"));
-            resolve();
-          });
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
-  return [
-    ["node http, keep-alive (the floor)", bare],
-    ["@slack/web-api chat.postMessage", post(slack(leanFetch))],
-    ["  the same on the global fetch", post(slack(fetch))],
-    ["@anthropic-ai/sdk messages.create", ask(anthropic(leanFetch))],
-    ["  the same on the global fetch", ask(anthropic(fetch))],
-    ["leanFetch alone", transport(leanFetch)],
-    ["the global fetch (undici) alone", transport(fetch)],
-  ];
-}
