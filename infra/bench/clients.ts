@@ -153,7 +153,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 process.stdout.write(
-  `Outbound clients: CPU µs per call in this process (the answering server included, the same for all), ${slice * rounds} calls each in ${rounds} rounds taken in turn, ${concurrency} at a time\n`,
+  `Outbound clients: CPU µs per call in this process (the answering server included; the Slack rows' answer echoes the posted blocks, as Slack's does), ${slice * rounds} calls each in ${rounds} rounds taken in turn, ${concurrency} at a time\n`,
 );
 const floor = (totals[0]?.us ?? 0) / (slice * rounds);
 for (const [i, { us, opened }] of totals.entries()) {
