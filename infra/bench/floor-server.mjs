@@ -5,7 +5,7 @@
  * record and the job in one script, one call per event-loop turn), on the deployment's own Redis. Nothing of the
  * layers between them: no directory, schema, metric, lane, breaker or span. The ack's ratio beside the floor's says
  * how much of the bar the necessary work leaves on the machine, and what the ack spends beyond it
- * (infra/bench/README.md, "The ack's floor"). Run by infra/bench/run.ts behind its own nginx, three of these;
+ * (infra/bench/JOURNAL.md, "The ack's floor"). Run by infra/bench/run.ts behind its own nginx, three of these;
  * `PORT`, `REDIS_URL`, `SIGNING_SECRET`. Its keys are under `floor:` and `{floor}:`, cleared after the ratio's rounds.
  */
 import { admissionKey, VerificationError } from "@resident/core";

@@ -8,7 +8,7 @@
  * V8 has optimised, and on only for the counted requests. What V8 still compiles and collects in the window is counted
  * too, and lands there by luck: a major collection or a burst of TurboFan's compiles moved a process's whole count by
  * up to half from run to run on one machine, and code still in V8's lower tiers its count without them by up to a fifth
- * (infra/bench/README.md, "A twenty-third machine"). So each count is printed whole and without V8's compiler and
+ * (infra/bench/JOURNAL.md, "A twenty-third machine"). So each count is printed whole and without V8's compiler and
  * collector (their functions, by name from `callgrind_annotate`). The profiles stay in BENCH_INSTR_DIR for
  * `callgrind_annotate`; with BENCH_INSTR_NODE_FLAGS="--perf-basic-prof" node writes /tmp/perf-<pid>.map, which names
  * the JIT's code that callgrind can only give addresses for. Knobs: BENCH_INSTR_WARMUP (15,000 requests),

@@ -146,7 +146,7 @@ async function main(): Promise<number> {
   const startedAt = performance.now();
   const before = beforeCommit ? await checkoutBefore(beforeCommit, step) : undefined;
   // The instances run what ships (`npm start`'s build), not the sources under tsx, which cost the ack 1.07 × the
-  // build's CPU (infra/bench/README.md, "The build, as it ships"); the build's step is `npm start`'s own.
+  // build's CPU (infra/bench/JOURNAL.md, "The build, as it ships"); the build's step is `npm start`'s own.
   step("building the service (npm run build, as `npm start` does)");
   await promisify(execFile)("npm", ["run", "build", "--silent"]);
   step(`starting ${settings.instances} baseline processes + nginx, and the fixed rate's pacers`);

@@ -57,7 +57,7 @@ export interface HeldHistogramConfig<L extends string> {
  * A Prometheus histogram whose series are looked up once per label set, for a record made on every request.
  * prom-client's `observe` resolves its labels on each call — checks them, builds their key, looks the series up,
  * turns the bucket's bound into a property name — and with the deliveries' counter that took 3 % of the ack's CPU
- * in the service (infra/bench/README.md, "Whole layers off the ack"). Here the series is found by its label values,
+ * in the service (infra/bench/JOURNAL.md, "Whole layers off the ack"). Here the series is found by its label values,
  * one Map a label, and printed in prom-client's format by its registry like any of its metrics.
  */
 export class HeldHistogram<L extends string> {

@@ -5,7 +5,7 @@ import { startService } from "./service.ts";
 
 // Young-generation collections on the main thread alone. V8's parallel scavenge ends by waiting for its helper
 // threads; on a box with more runnable processes than cores (instances, nginx, Redis) a descheduled helper
-// stretched that wait into the ack's p99 (infra/bench/README.md, "The scavenger's helper threads"). Read at every
+// stretched that wait into the ack's p99 (infra/bench/JOURNAL.md, "The scavenger's helper threads"). Read at every
 // collection, so it takes effect here; a node started with its own --[no-]parallel-scavenge keeps that.
 if (!process.execArgv.some((flag) => /^--(no-)?parallel[-_]scavenge$/.test(flag)))
   setFlagsFromString("--no-parallel-scavenge");

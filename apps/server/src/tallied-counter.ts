@@ -10,7 +10,7 @@ export interface TalliedCounterConfig {
 /**
  * A counter of one label for a count made on every request: counted in a Map by the label's value and added to
  * prom-client's counter when it is scraped, so that an increment is one Map update instead of prom-client's `inc`,
- * which builds and checks the labels' key on each call (infra/bench/README.md, "Whole layers off the ack"). Every
+ * which builds and checks the labels' key on each call (infra/bench/JOURNAL.md, "Whole layers off the ack"). Every
  * scrape reads every increment made before it.
  */
 export class TalliedCounter {

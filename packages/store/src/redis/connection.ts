@@ -12,7 +12,7 @@ export type RedisClient = Redis | Cluster;
  *   not auto-pipeline: ioredis builds a whole Pipeline (and a deferred flush) for every command that finds none
  *   pending, which at a steady rate is nearly every command, so it cost the ack ~16 % more CPU and ~1.8× the
  *   allocations (a scavenge a second per instance) for writes that rarely had anything to share
- *   (infra/bench/README.md, "Where the tail came from").
+ *   (infra/bench/JOURNAL.md, "Where the tail came from").
  * - `worker` (the queue's consumers, whose settlements must land once Redis is back) and `subscriber` (the change
  *   feed) wait: commands queue until Redis is back, subscriptions are renewed after every reconnect.
  * Every role keeps reconnecting in the background forever, after a failed first connection too.
