@@ -143,23 +143,22 @@ async function run(call: () => Promise<unknown>, n: number): Promise<{ us: numbe
 
 for (const [, call] of clients) await run(call, calls / 4);
 const slice = Math.ceil(calls / rounds);
-const totals = clients.map(() => ({ us: 0, opened: 0 }));
+const rows = clients.map(([name, call]) => ({ name, call, us: 0, opened: 0 }));
 for (let round = 0; round < rounds; round++) {
-  for (const [i, [, call]] of clients.entries()) {
-    const { us, opened } = await run(call, slice);
-    const total = totals[i] as { us: number; opened: number };
-    total.us += us;
-    total.opened += opened;
+  for (const row of rows) {
+    const { us, opened } = await run(row.call, slice);
+    row.us += us;
+    row.opened += opened;
   }
 }
 process.stdout.write(
   `Outbound clients: CPU µs per call in this process (the answering server included; the Slack rows' answer echoes the posted blocks, as Slack's does), ${slice * rounds} calls each in ${rounds} rounds taken in turn, ${concurrency} at a time\n`,
 );
-const floor = (totals[0]?.us ?? 0) / (slice * rounds);
-for (const [i, { us, opened }] of totals.entries()) {
+const floor = (rows[0]?.us ?? 0) / (slice * rounds);
+for (const { name, us, opened } of rows) {
   const perCall = us / (slice * rounds);
   process.stdout.write(
-    `  ${clients[i]?.[0].padEnd(40)} ${perCall.toFixed(0).padStart(6)} µs   ${`+${(perCall - floor).toFixed(0)}`.padStart(6)} µs over the floor   ${opened} new connections\n`,
+    `  ${name.padEnd(40)} ${perCall.toFixed(0).padStart(6)} µs   ${`+${(perCall - floor).toFixed(0)}`.padStart(6)} µs over the floor   ${opened} new connections\n`,
   );
 }
 agent.destroy();
