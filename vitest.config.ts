@@ -34,7 +34,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["packages/*/test/**/*.test.ts", "apps/admin/test/**/*.test.ts", serverUnit],
+          include: [
+            "packages/*/test/**/*.test.ts",
+            "apps/admin/test/**/*.test.ts",
+            "infra/bench/test/*.test.ts",
+            serverUnit,
+          ],
           exclude: [...configDefaults.exclude, ...packageServices],
         },
       },

@@ -3,6 +3,31 @@ import type { RedisClient } from "@resident/store";
 type Monitorable = Extract<RedisClient, { monitor: unknown }>;
 type MonitorConnection = Awaited<ReturnType<Monitorable["monitor"]>>;
 
+/**
+ * A connection in MONITOR mode, as ioredis' `monitor()` opens it, without that method's race: ioredis marks the
+ * connection as monitoring a microtask after MONITOR's OK, so a monitored command that arrives in the same read as the
+ * OK finds no command waiting, ioredis emits "Command queue state error", `monitor()` rejects and its connection is
+ * left reconnecting forever (redis/ioredis#1981, taskforcesh/bullmq#2505; here a loaded machine's bench died of an
+ * instance's PING and then never exited). Commands in that gap come before any window the caller measures, so they
+ * are let go; any other error closes the connection.
+ */
+export function openMonitor(client: RedisClient): Promise<MonitorConnection> {
+  if (!("monitor" in client)) throw new Error("MONITOR needs a standalone Redis");
+  const connection = client.duplicate({ monitor: true, lazyConnect: false });
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      if (error.message.startsWith("Command queue state error")) return;
+      connection.disconnect();
+      reject(error);
+    };
+    connection.on("error", onError);
+    connection.once("monitoring", () => {
+      connection.off("error", onError);
+      resolve(connection);
+    });
+  });
+}
+
 interface Seen {
   source: string;
   args: string[];
@@ -38,8 +63,7 @@ export class CommandMonitor {
   }
 
   static async start(client: RedisClient): Promise<CommandMonitor> {
-    if (!("monitor" in client)) throw new Error("MONITOR needs a standalone Redis");
-    return new CommandMonitor(client, await client.monitor());
+    return new CommandMonitor(client, await openMonitor(client));
   }
 
   async stop(): Promise<RoundTrips> {

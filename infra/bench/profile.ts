@@ -7,7 +7,7 @@ import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@
 import { appMention } from "@resident/testkit/slack";
 import { processCpuMs } from "./cpu.ts";
 import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
-import { keyKind, roleOf, scriptKeys } from "./monitor.ts";
+import { keyKind, openMonitor, roleOf, scriptKeys } from "./monitor.ts";
 import { RedisProbe } from "./redis-probe.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 
@@ -212,8 +212,7 @@ async function watch(
   during: () => Promise<unknown>,
 ): Promise<{ seen: Seen[]; names: Map<string, string> }> {
   const client = probe.client;
-  if (!("monitor" in client)) throw new Error("MONITOR needs a standalone Redis");
-  const monitor = await client.monitor();
+  const monitor = await openMonitor(client);
   const seen: Seen[] = [];
   monitor.on("monitor", (_time: string, args: string[], source: string) => seen.push({ source, args }));
   await during();
