@@ -180,6 +180,8 @@ describe("the console's HTTP", () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toContain("javascript");
     expect(asset.headers.get("cache-control")).toContain("immutable");
+    // Read to its end: a streamed file left unread keeps its connection busy, and the service's close waits for it.
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(0);
   });
 
   it("leaves the admin API's unknown paths to be 404s, not pages", async () => {
