@@ -51,6 +51,13 @@ const environment = z.object({
  */
 export const shutdownGraceMs = 25_000;
 
+/**
+ * Of that grace, the requests in flight at SIGTERM get this long; then their connections are closed. A webhook's ack
+ * or an admin call takes milliseconds; what outlasts this is a client that stopped sending or reading (a body
+ * half-sent, a console script half-read), which must not hold the jobs' shutdown until the grace runs out.
+ */
+export const httpDrainMs = 5_000;
+
 export type Role = "all" | "web" | "worker";
 
 export interface Config {

@@ -1,7 +1,7 @@
 import type { PlatformDescriptor } from "@resident/core";
 import type { Logger } from "pino";
 import { buildApp, buildInternalApp } from "./app.ts";
-import type { Config } from "./config.ts";
+import { type Config, httpDrainMs } from "./config.ts";
 import { platforms } from "./platforms.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { startTracing } from "./tracing.ts";
@@ -28,7 +28,7 @@ export async function startService(
   const app = buildApp(runtime, logger);
   const internal = config.metricsPort === undefined ? undefined : buildInternalApp(runtime, logger);
   const close = async () => {
-    await Promise.all([app.close(), internal?.close()]);
+    await Promise.all([closeHttp(app), internal && closeHttp(internal)]);
     await runtime.close();
     // Last, so the spans of the jobs that finished while closing are exported too.
     await tracing?.close();
@@ -47,4 +47,14 @@ export async function startService(
   runtime.startReceivers();
   logger.info({ role: config.role, publicUrl: config.publicUrl }, "resident is up");
   return { url, metricsUrl, runtime, generatedOperatorToken, close };
+}
+
+/** Stops taking requests and waits for those in flight, for `httpDrainMs` at most; then cuts their connections. */
+async function closeHttp(app: { server: { closeAllConnections(): void }; close(): PromiseLike<unknown> }) {
+  const cut = setTimeout(() => app.server.closeAllConnections(), httpDrainMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
 }
