@@ -28,9 +28,16 @@ export function openMonitor(client: RedisClient): Promise<MonitorConnection> {
   });
 }
 
-interface Seen {
+/** One command MONITOR saw: the address of the connection that sent it (`lua` inside a script) and its words. */
+export interface Seen {
   source: string;
   args: string[];
+}
+
+/** A window's commands, and the connections' names by address (CLIENT LIST's, read as the window closes). */
+export interface CommandWindow {
+  seen: Seen[];
+  names: Map<string, string>;
 }
 
 /** What the clients sent in a window, as round trips: one per plain command, script call, or MULTI…EXEC block. */
@@ -66,16 +73,22 @@ export class CommandMonitor {
     return new CommandMonitor(client, await openMonitor(client));
   }
 
+  /** Ends the window and gives its commands as round trips. */
   async stop(): Promise<RoundTrips> {
+    const { seen, names } = await this.close();
+    return tally(seen, names);
+  }
+
+  /** Ends the window and gives its commands as they came. */
+  async close(): Promise<CommandWindow> {
     const list = String(await this.client.call("CLIENT", "LIST"));
     this.connection.disconnect();
     const names = new Map<string, string>();
     for (const line of list.split("\n")) {
       const addr = /\baddr=(\S+)/.exec(line)?.[1];
-      const name = /\bname=(\S*)/.exec(line)?.[1];
-      if (addr) names.set(addr, name ?? "");
+      if (addr) names.set(addr, /\bname=(\S*)/.exec(line)?.[1] ?? "");
     }
-    return tally(this.seen, names);
+    return { seen: this.seen, names };
   }
 }
 

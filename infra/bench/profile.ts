@@ -7,7 +7,7 @@ import { type DeployedSlackWorkspace, type Deployment, startDeployment } from "@
 import { appMention } from "@resident/testkit/slack";
 import { processCpuMs } from "./cpu.ts";
 import { closedLoop, type PreparedRequest, RequestFeed } from "./load.ts";
-import { keyKind, openMonitor, roleOf, scriptKeys } from "./monitor.ts";
+import { CommandMonitor, type CommandWindow, keyKind, roleOf, scriptKeys } from "./monitor.ts";
 import { RedisProbe } from "./redis-probe.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 
@@ -202,33 +202,13 @@ function summarize(profiles: Profile[], cpuMsPerMessage: number): string {
 
 // ─── Redis commands by source ───────────────────────────────────────────────────────────────────────────────────
 
-interface Seen {
-  source: string;
-  args: string[];
-}
-
-async function watch(
-  probe: RedisProbe,
-  during: () => Promise<unknown>,
-): Promise<{ seen: Seen[]; names: Map<string, string> }> {
-  const client = probe.client;
-  const monitor = await openMonitor(client);
-  const seen: Seen[] = [];
-  monitor.on("monitor", (_time: string, args: string[], source: string) => seen.push({ source, args }));
+async function watch(probe: RedisProbe, during: () => Promise<unknown>): Promise<CommandWindow> {
+  const monitor = await CommandMonitor.start(probe.client);
   await during();
-  const list = String(await client.call("CLIENT", "LIST"));
-  monitor.disconnect();
-  const names = new Map<string, string>();
-  for (const line of list.split("\n")) {
-    const addr = /\baddr=(\S+)/.exec(line)?.[1];
-    if (addr) names.set(addr, /\bname=(\S*)/.exec(line)?.[1] ?? "");
-  }
-  return { seen, names };
+  return monitor.close();
 }
 
-/** `rsd:event:…` → `event`, `{rsd}:replies:stream` → `queue`: what kind of key a script works on. */
-
-function tallyCommands({ seen, names }: { seen: Seen[]; names: Map<string, string> }, messages: number): string {
+function tallyCommands({ seen, names }: CommandWindow, messages: number): string {
   const rows = new Map<string, { trips: number; commands: number }>();
   const open = new Map<string, string>();
   let current = "";
