@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defaultServerConditions } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
 
@@ -25,6 +26,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Vitest's default, one worker fewer than the cores, runs one file at a time on a 2-core machine; the unit and
+    // services files spend most of their time waiting on Redis, PostgreSQL or Chromium, so two share the cores well.
+    // The system project still runs its files one by one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // eventsource-parser (under the MCP SDK) exports its TypeScript sources under "source" too: Vite transforms them,
     // where Node, loading an externalized dependency, could not.
     server: { deps: { inline: [/@modelcontextprotocol\/sdk/, "eventsource-parser"] } },
