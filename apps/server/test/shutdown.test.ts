@@ -1,5 +1,9 @@
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startInstance } from "@resident/testkit/processes";
 import { expect, it } from "vitest";
 import { startInProcessService } from "./support/in-process-service.ts";
 
@@ -35,3 +39,18 @@ it("on close, answers a request still arriving, and cuts one whose client stoppe
   expect(stalled.destroyed).toBe(true);
   finishing.destroy();
 }, 30_000);
+
+it("exits 0 on SIGTERM with a client stalled mid-request: the drain cuts it well inside the 25 s grace", async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "resident-shutdown-"));
+  try {
+    const instance = await startInstance("stalled-client", { DATA_DIR: dataDir });
+    const stalled = await halfSent(instance.url);
+    const cut = once(stalled, "close");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Past the grace the process exits 1, its jobs left to their locks; the stalled request alone must not take it there.
+    expect(await instance.process.stop("SIGTERM", 60_000), instance.process.log()).toBe(0);
+    await cut;
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}, 90_000);

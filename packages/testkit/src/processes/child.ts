@@ -32,18 +32,22 @@ export class ManagedProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Sends the signal and waits for the exit (SIGKILL after `graceMs` if it lingers). */
-  async stop(signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<void> {
-    if (!this.running) return;
+  /**
+   * Sends the signal and waits for the exit (SIGKILL after `graceMs` if it lingers); gives the exit code, null when a
+   * signal ended the process.
+   */
+  async stop(signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<number | null> {
+    if (!this.running) return this.child.exitCode;
     process.kill(this.pid, signal);
     const timer = setTimeout(() => this.running && process.kill(this.pid, "SIGKILL"), graceMs);
-    await this.exited;
+    const code = await this.exited;
     clearTimeout(timer);
+    return code;
   }
 
   /** kill -9: the process gets no chance to finish anything. */
-  kill(): Promise<void> {
-    return this.stop("SIGKILL");
+  async kill(): Promise<void> {
+    await this.stop("SIGKILL");
   }
 
   log(): string {

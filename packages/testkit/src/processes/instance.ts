@@ -9,7 +9,8 @@ export interface RunningInstance {
   port: number;
   url: string;
   process: ManagedProcess;
-  stop(): Promise<void>;
+  /** SIGTERM, SIGKILL if it lingers past 10 s; gives the exit code, null when a signal ended it. */
+  stop(): Promise<number | null>;
   /** kill -9, mid-flight. */
   kill(): Promise<void>;
 }
