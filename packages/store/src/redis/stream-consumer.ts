@@ -72,6 +72,9 @@ export class StreamConsumer<T> implements Consumer {
   private wakePromote: (withinMs: number) => void;
   private stopped = false;
   private closing?: Promise<void>;
+  /** The read loop, and the takeover round under way: what may still hand this consumer entries as it closes. */
+  private readonly reading: Promise<void>;
+  private takeover?: Promise<boolean>;
 
   constructor(
     private readonly client: RedisClient,
@@ -87,7 +90,7 @@ export class StreamConsumer<T> implements Consumer {
     const promote = this.repeat(() => this.promote(), 0);
     this.stops.push(promote.stop);
     this.wakePromote = promote.wake;
-    void this.readLoop();
+    this.reading = this.readLoop();
   }
 
   close(): Promise<void> {
@@ -223,7 +226,8 @@ export class StreamConsumer<T> implements Consumer {
       this.takeoverOwed = false;
       this.takingOver = true;
       try {
-        this.takeoverOwed = await this.takeOver(free);
+        this.takeover = this.takeOver(free);
+        this.takeoverOwed = await this.takeover;
       } finally {
         this.takingOver = false;
       }
@@ -332,15 +336,17 @@ export class StreamConsumer<T> implements Consumer {
   }
 
   /**
-   * Stops taking jobs and waits for the ones in hand, still renewing their locks. While Redis is away their
-   * settlements cannot land, so it returns at once, or stops waiting once the connection drops: the jobs in hand keep
-   * their pending entries, which are taken over once their locks lapse.
+   * Stops taking jobs and waits for the ones in hand — those a read or takeover under way still hands over too — still
+   * renewing their locks. While Redis is away their settlements cannot land, so it returns at once, or stops waiting
+   * once the connection drops: the jobs in hand keep their pending entries, which are taken over once their locks
+   * lapse.
    */
   private async shutdown(): Promise<void> {
     this.stopped = true;
     for (const stop of this.stops) stop();
     this.slotFreed();
-    // A read blocked now has delivered nothing; one whose reply is on its way leaves entries to be taken over.
+    // Ends the read connection gracefully: a reply already on its way still arrives, and its entries (delivered to
+    // this consumer) are run here like those in hand, rather than left to lapse and run again elsewhere.
     this.reader.disconnect();
     try {
       if (this.client.status !== "ready") return;
@@ -349,7 +355,8 @@ export class StreamConsumer<T> implements Consumer {
         dropped = resolve;
         this.client.once("close", resolve);
       });
-      await Promise.race([Promise.allSettled([...this.inHand.values()]), connectionDropped]);
+      const handedOver = Promise.allSettled([this.reading, this.takeover]);
+      await Promise.race([handedOver.then(() => Promise.allSettled([...this.inHand.values()])), connectionDropped]);
       this.client.off("close", dropped);
     } finally {
       this.stopRenewing();

@@ -227,5 +227,38 @@ export function queueContract(backend: string, url: () => string): void {
       await consumer.close();
       expect(finished).toBe(true);
     });
+
+    it("runs and waits for the entries a read already on its way hands over as the consumer closes", async () => {
+      // A read's reply can land after close() began: its entries must not start unawaited, or an instance exits
+      // mid-answer on a graceful stop. Jobs keep arriving, so replies are on their way at each close; a job started
+      // after close() began runs longest, so close() returning before it ends shows.
+      const late: string[] = [];
+      for (let round = 0; round < 10; round++) {
+        // Slots to spare, so that a read is always out.
+        const { queue } = await queueWith({ concurrency: 1_000 });
+        const running = new Set<string>();
+        let closing = false;
+        const consumer = queue.consume(async (job) => {
+          running.add(job.id);
+          if (closing) late.push(job.id);
+          await new Promise((resolve) => setTimeout(resolve, closing ? 150 : 30));
+          running.delete(job.id);
+        });
+        let adding = true;
+        const producing = (async () => {
+          for (let n = 0; adding; n++) await queue.enqueue(`event:ws:${round}:${n}`, { n });
+        })();
+        await new Promise((resolve) => setTimeout(resolve, 50 + round * 7));
+        // From an enqueue's continuation, as a shutdown runs from other I/O's: the read's reply lands alongside.
+        await queue.enqueue(`event:ws:${round}:last`, { n: -1 });
+        closing = true;
+        await consumer.close();
+        const unfinished = [...running];
+        adding = false;
+        await producing;
+        expect(unfinished, `round ${round}: handlers still running when close() returned`).toEqual([]);
+      }
+      expect(late.length, "jobs handed over after close() began (else the race was never run)").toBeGreaterThan(0);
+    });
   });
 }
