@@ -50,12 +50,16 @@ export class DeployedInstance {
     await this.untilAnswering(child, readiness, timeoutMs);
   }
 
-  /** SIGTERM: a graceful shutdown (jobs in hand finish), SIGKILL after `graceMs`. */
-  async stop(graceMs = 10_000): Promise<void> {
+  /**
+   * SIGTERM: a graceful shutdown (jobs in hand finish), SIGKILL after `graceMs`. Gives the exit code: 0 for a shutdown
+   * that finished, null when a signal ended the process, undefined when none was running.
+   */
+  async stop(graceMs = 10_000): Promise<number | null | undefined> {
     const child = this.process;
-    if (!child) return;
-    await child.stop("SIGTERM", graceMs).catch(() => {});
+    if (!child) return undefined;
+    const code = await child.stop("SIGTERM", graceMs).catch(() => null);
     untrack(child);
+    return code;
   }
 
   /** kill -9: no chance to finish, release or acknowledge anything. */
