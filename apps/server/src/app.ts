@@ -29,8 +29,8 @@ export function buildApp(runtime: Runtime, logger: Logger) {
     childLoggerFactory: requestLoggers,
     // While it closes, an instance still answers what reaches it (the runtime closes after the HTTP server), with
     // `Connection: close` so the proxy takes its next request elsewhere. Fastify's default 503 reached a platform
-    // whenever the proxy reused a connection whose last response had finished during the close — a delivery that
-    // Chatwork, which does not redeliver, would have lost in a rolling restart.
+    // whenever the proxy reused a connection whose last response had finished during the close — a delivery lost in a
+    // rolling restart on a platform that does not redeliver.
     return503OnClosing: false,
   });
 
