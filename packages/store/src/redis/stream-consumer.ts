@@ -68,11 +68,10 @@ export class StreamConsumer<T> implements Consumer {
    * before reading new entries, so a busy consumer does not leave a dead one's jobs behind fresh ones.
    */
   private takeoverOwed = false;
-  private takingOver = false;
   private wakePromote: (withinMs: number) => void;
   private stopped = false;
   private closing?: Promise<void>;
-  /** The read loop, and the takeover round under way: what may still hand this consumer entries as it closes. */
+  /** The read loop, and the takeover round under way (one at a time): what may still hand this consumer entries. */
   private readonly reading: Promise<void>;
   private takeover?: Promise<boolean>;
 
@@ -110,7 +109,7 @@ export class StreamConsumer<T> implements Consumer {
           });
           continue;
         }
-        if (this.takeoverOwed && !this.takingOver) {
+        if (this.takeoverOwed && !this.takeover) {
           await this.reclaim();
           continue;
         }
@@ -222,14 +221,13 @@ export class StreamConsumer<T> implements Consumer {
   private async reclaim(): Promise<number> {
     const free = this.settings.concurrency - this.inHand.size;
     if (free <= 0) this.takeoverOwed = true;
-    else if (this.groupReady && !this.takingOver) {
+    else if (this.groupReady && !this.takeover) {
       this.takeoverOwed = false;
-      this.takingOver = true;
+      this.takeover = this.takeOver(free);
       try {
-        this.takeover = this.takeOver(free);
         this.takeoverOwed = await this.takeover;
       } finally {
-        this.takingOver = false;
+        this.takeover = undefined;
       }
     }
     return this.settings.stalledIntervalMs;
