@@ -44,6 +44,8 @@ export interface DeploymentOptions {
    * or killed comes back with its data, as a production Redis does.
    */
   redisArgs?: string[];
+  /** A Redis of the test's own, which it starts and stops (the deployment leaves it running); `redisArgs` go unused. */
+  redis?: RedisServer;
   anthropic?: FakeAnthropicOptions;
   /** Limits of the fake Chatwork (default Chatwork's published ones). */
   chatwork?: Pick<FakeChatworkOptions, "perToken" | "postsPerRoom">;
@@ -86,7 +88,15 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
-const defaultRedisArgs = ["--appendonly", "yes", "--appendfsync", "everysec", "--maxmemory-policy", "noeviction"];
+/** The arguments of a deployment's own redis-server: infra/redis.conf's AOF and eviction policy. */
+export const deploymentRedisArgs = [
+  "--appendonly",
+  "yes",
+  "--appendfsync",
+  "everysec",
+  "--maxmemory-policy",
+  "noeviction",
+];
 
 /**
  * A deployment as operators run one, on loopback: its own redis-server and PostgreSQL database, N resident processes
@@ -128,7 +138,9 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
         () => new FakeChatwork({ ...chatworkDirectory, ...options.chatwork }).start(),
         (fake) => fake.close(),
       ),
-      up(RedisServer.start({ args: options.redisArgs ?? defaultRedisArgs }), (server) => server.dispose()),
+      options.redis
+        ? Promise.resolve(options.redis)
+        : up(RedisServer.start({ args: options.redisArgs ?? deploymentRedisArgs }), (server) => server.dispose()),
       up(
         options.databaseUrl
           ? Promise.resolve<TestDatabase>({ url: options.databaseUrl, drop: async () => {} })

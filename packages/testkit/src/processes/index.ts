@@ -5,3 +5,4 @@ export * from "./nginx.ts";
 export * from "./postgres.ts";
 export * from "./postgres-server.ts";
 export * from "./redis.ts";
+export * from "./tcp-link.ts";
