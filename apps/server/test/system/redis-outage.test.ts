@@ -1,221 +1,52 @@
-import { settle } from "@resident/testkit";
-import { type DeployedInstance, seededRandom } from "@resident/testkit/deployment";
-import { appMention, twinOf } from "@resident/testkit/slack";
-import { expect, it, vi } from "vitest";
-import { report, useDeployment } from "./support/deployment.ts";
-import {
-  countByTag,
-  drained,
-  firePaced,
-  llmTag,
-  notExactly,
-  percentiles,
-  perInstance,
-  question,
-  type Scheduled,
-  storyOf,
-} from "./support/messages.ts";
+import { it } from "vitest";
+import { useDeployment } from "./support/deployment.ts";
+import { busiest, type StormSize, stormThrough } from "./support/store-away-storm.ts";
 
 /*
- * Redis goes away in the middle of a storm, under the default fail mode, and nothing is lost or answered twice:
- * the PostgreSQL lane takes deliveries in while Redis is away, and the reply ledger, which lives in PostgreSQL,
- * keeps every message single across the switch both ways (packages/core/README.md, "When a store is away").
- *
- * Each message's copies (Slack: app_mention + message, each once or twice, some marked as retries; Chatwork:
- * mention_to_me + message_created, once each, as Chatwork never retries) are scattered over the whole storm, so
- * many straddle a switch: a twin taken in by PostgreSQL for a message Redis had queued just before, a redelivery
- * taken in by Redis for a message PostgreSQL queued during the outage. The fake LLM is slow, so jobs are
- * mid-answer when Redis goes; one instance is killed with SIGKILL in the middle of each outage.
+ * Redis goes away in the middle of a storm (support/store-away-storm.ts), for every instance at once, and nothing is
+ * lost or answered twice. The instance with the most answers in flight is killed with SIGKILL in the middle of each
+ * outage.
  *
  * Two outages, one deployment: Redis killed and restarted with its AOF 20 s later; Redis frozen (SIGSTOP: its
  * sockets stay open, nothing is answered) for 45 s, longer than every lease and lock (10 s and 8 s by default).
  */
 
-const slackMessages = 300;
-const chatworkMessages = 100;
-const chatworkRooms = 20;
-const holdMs = 2_000;
-const leadMs = 5_000;
-const tailMs = 10_000;
-const seed = Number(process.env.STORM_SEED ?? Date.now() % 1_000_000);
+const size: StormSize = {
+  slackMessages: 300,
+  chatworkMessages: 100,
+  chatworkRooms: 20,
+  holdMs: 2_000,
+  leadMs: 5_000,
+  tailMs: 10_000,
+  seed: Number(process.env.STORM_SEED ?? Date.now() % 1_000_000),
+};
 
 const d = useDeployment({ instances: 3, platforms: ["slack", "chatwork"] });
 /** Every tag sent by any storm of this file: what the fakes may carry. */
 const everSent = new Set<string>();
 
-interface Outage {
-  name: string;
-  ms: number;
-  begin(): Promise<void> | void;
-  end(): Promise<void> | void;
-}
-
-async function stormThrough(outage: Outage): Promise<void> {
-  const random = seededRandom(seed + outage.ms);
-  const stormMs = leadMs + outage.ms + tailMs;
-  const at = () => Math.floor(random() * stormMs);
-  const [slack, chatwork] = await Promise.all([d().connectSlack(), d().connectChatwork({ rooms: chatworkRooms })]);
-
-  const tags = { slack: new Set<string>(), chatwork: new Set<string>() };
-  // Every instance meets the workspaces once first, as a running deployment has (and the directory caches them).
-  for (const instance of d().instances) {
-    const { tag, text } = question("ow");
-    tags.slack.add(tag);
-    expect((await slack.send(appMention(slack.bot, text), {}, instance.url)).status).toBe(200);
-  }
-  await drained(d());
-
-  const schedule: (Scheduled & { platform: "slack" | "chatwork" })[] = [];
-  for (let i = 0; i < slackMessages; i++) {
-    const { tag, text } = question("os");
-    tags.slack.add(tag);
-    const mention = appMention(slack.bot, text);
-    for (const body of [mention, twinOf(mention)]) {
-      for (let k = 0, copies = 1 + Math.floor(random() * 2); k < copies; k++) {
-        const retry = k > 0 && random() < 0.5 ? { retryNum: k, retryReason: "http_timeout" } : {};
-        schedule.push({ platform: "slack", at: at(), deliver: () => slack.send(body, retry) });
-      }
-    }
-  }
-  for (let i = 0; i < chatworkMessages; i++) {
-    const { tag, text } = question("oc");
-    tags.chatwork.add(tag);
-    const message = chatwork.message(text, { roomId: chatwork.rooms[i % chatworkRooms] });
-    for (const request of [message.mention, message.created]) {
-      schedule.push({ platform: "chatwork", at: at(), deliver: () => chatwork.send(request) });
-    }
-  }
-  const all = new Set([...tags.slack, ...tags.chatwork]);
-  for (const tag of all) everSent.add(tag);
-  // In firing order, so that the i-th round trip firePaced reports is the i-th delivery here.
-  schedule.sort((a, b) => a.at - b.at);
-
-  const standbyBefore = await perInstance(d(), "resident_standby_passes_total");
-  d().llm.hold(holdMs);
-  const firing = firePaced(schedule, 64);
-  await settle(leadMs);
-  await outage.begin();
-  const began = Date.now();
-  // Once every instance has seen Redis go, each stays ready: it takes deliveries in through PostgreSQL.
-  await vi.waitFor(
-    async () => expect(Object.values(await perInstance(d(), "resident_shared_store_up"))).toEqual([0, 0, 0]),
-    { timeout: 10_000, interval: 100 },
-  );
-  const readyDuring = await d().statuses("/readyz");
-
-  // Halfway through the outage, the instance with the most answers in flight dies.
-  await settle(outage.ms / 2);
-  // This storm's calls only: an earlier storm's victim left calls that stay open for ever.
-  const inFlight = (instance: DeployedInstance) =>
-    d()
-      .llm.calls()
-      .filter((call) => call.status === undefined && d().instanceOf(call) === instance && all.has(llmTag(call) ?? ""));
-  const victim = [...d().instances].sort((a, b) => inFlight(b).length - inFlight(a).length)[0] as DeployedInstance;
-  await victim.kill();
-  const killedAt = Date.now() - began;
-  const inFlightAtKill = inFlight(victim).length;
-
-  await settle(Math.max(0, outage.ms - (Date.now() - began)));
-  await outage.end();
-  const endedAt = Date.now() - began;
-  const fired = await firing;
-  d().llm.clearFaults();
-
-  await vi.waitFor(
-    () => {
-      const answered = countByTag(d(), all).replies;
-      const missing = [...all].filter((t) => !answered.has(t));
-      if (missing.length > 0) throw new Error(`${missing.length} messages unanswered: ${missing.slice(0, 5)}`);
-    },
-    { timeout: 150_000, interval: 250 },
-  );
-  await drained(d(), 90_000);
-  await settle(2_000);
-
-  // The earlier storms' replies are at the fakes too: counted, but only this storm's messages are checked.
-  const { replies, calls, strays } = countByTag(d(), everSent);
-  // Whose LLM calls: the victim's were all made before it died, though the fake may read a request the victim sent
-  // just before its death only after it (so "in flight at the kill" cannot be read off the fake at the kill).
-  const callsBy = (victimOrNot: boolean) => {
-    const counts = new Map<string, number>();
-    for (const call of d().llm.calls()) {
-      const t = llmTag(call);
-      if (t && all.has(t) && (d().instanceOf(call) === victim) === victimOrNot) counts.set(t, (counts.get(t) ?? 0) + 1);
-    }
-    return counts;
-  };
-  const [victimCalls, survivorCalls] = [callsBy(true), callsBy(false)];
-  // The survivors' count (the victim's died with it).
-  const standbyAfter = await perInstance(d(), "resident_standby_passes_total");
-  const standbyPasses = Object.entries(standbyAfter).reduce((n, [name, v]) => n + v - (standbyBefore[name] ?? 0), 0);
-  await victim.restart({ kill: true, readiness: "readyz" });
-  const sum = (counts: Map<string, number>, of: Set<string>) => [...of].reduce((n, t) => n + (counts.get(t) ?? 0), 0);
-  const nonOk = fired.latencies.filter((l) => l.status < 200 || l.status >= 300);
-  const ackMs = (platform: "slack" | "chatwork") =>
-    percentiles(fired.latencies.filter((_, i) => schedule[i]?.platform === platform).map((l) => l.ms));
-  report(`redis ${outage.name}`, {
-    seed,
-    outageMs: outage.ms,
-    slackMessages: tags.slack.size,
-    chatworkMessages: tags.chatwork.size,
-    deliveries: schedule.length,
-    non2xx: nonOk.length,
-    statuses: Object.fromEntries(fired.statuses),
-    slackReplies: sum(replies, tags.slack),
-    chatworkReplies: sum(replies, tags.chatwork),
-    llmCalls: sum(calls, all),
-    killed: victim.name,
-    inFlightAtKill,
-    victimLlmCalls: sum(victimCalls, all),
-    takenInByPostgres: standbyPasses,
-    readyzDuring: readyDuring,
-    slackAckMs: ackMs("slack"),
-    chatworkAckMs: ackMs("chatwork"),
-  });
-
-  expect(readyDuring, "ready while Redis is away").toEqual([200, 200, 200]);
-  expect(standbyPasses, "deliveries taken in through PostgreSQL: the outage was felt").toBeGreaterThan(0);
-  expect(
-    nonOk.map((l) => l.status),
-    "deliveries not acked 2xx",
-  ).toEqual([]);
-  const notOnce = notExactly(all, replies);
-  // Who sent what, when (ms after the outage began), for each message not answered once.
-  if (notOnce.length > 0) {
-    const story = storyOf(
-      d(),
-      notOnce.map((t) => t.split("×")[0] ?? t),
-      began,
-    );
-    console.log(`[not once] victim=${victim.name} killedAt=${killedAt} endedAt=${endedAt}\n${story}`);
-  }
-  expect(notOnce, "messages not answered exactly once").toEqual([]);
-  expect(strays, "replies to nothing we sent").toEqual([]);
-  // One LLM call per message; only an answer the killed instance had asked for is asked for once more, by a survivor.
-  expect(
-    [...all].filter((t) => (victimCalls.get(t) ?? 0) > 1 || (survivorCalls.get(t) ?? 0) > 1 || !calls.has(t)),
-    "messages whose LLM calls were not one, or one by the killed instance and one by a survivor",
-  ).toEqual([]);
-}
-
 it("loses nothing and answers nothing twice while Redis is killed and restarted with its AOF", {
   timeout: 300_000,
 }, async () => {
-  await stormThrough({
-    name: "restart",
+  await stormThrough(d(), everSent, size, {
+    name: "redis restart",
     ms: 20_000,
     begin: () => d().redis.kill(),
     end: () => d().redis.restart(),
+    storeUp: [0, 0, 0],
+    victim: busiest(d()),
   });
 });
 
 it("loses nothing and answers nothing twice while Redis is frozen for longer than every lease", {
   timeout: 300_000,
 }, async () => {
-  await stormThrough({
-    name: "freeze",
+  await stormThrough(d(), everSent, size, {
+    name: "redis freeze",
     ms: 45_000,
     begin: () => d().redis.freeze(),
     end: () => d().redis.thaw(),
+    storeUp: [0, 0, 0],
+    victim: busiest(d()),
   });
 });
