@@ -41,6 +41,8 @@ const environment = z.object({
   CLAIM_LEASE_SECONDS: seconds(10),
   JOB_LOCK_SECONDS: seconds(8),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** Tries of a job whose answer fails (exponential backoff between them, 1 s doubling to 60 s). */
+  JOB_ATTEMPTS: z.coerce.number().int().positive().default(8),
   /** How long a receiver connection's slot lives without renewal: how soon a dead instance's are taken over. */
   RECEIVER_LEASE_SECONDS: seconds(12),
 });
@@ -83,6 +85,7 @@ export interface Config {
   claimLeaseMs: number;
   jobLockMs: number;
   workerConcurrency: number;
+  jobAttempts: number;
   receiverLeaseMs: number;
 }
 
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     claimLeaseMs: e.CLAIM_LEASE_SECONDS * 1000,
     jobLockMs: e.JOB_LOCK_SECONDS * 1000,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    jobAttempts: e.JOB_ATTEMPTS,
     receiverLeaseMs: e.RECEIVER_LEASE_SECONDS * 1000,
   };
 }

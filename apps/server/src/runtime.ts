@@ -100,7 +100,10 @@ export async function createRuntime(
   });
 
   const localClaims = new MemoryClaimStore({ maxClaims: localDedupeKeys });
-  const localQueue = new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency });
+  const localQueue = new MemoryQueue<QueuedEvent>({
+    concurrency: config.workerConcurrency,
+    attempts: config.jobAttempts,
+  });
   const localMemory = new MemoryConversationMemory();
   // Token counts no budget waits on go to Redis every 5 s, not one MULTI an answer: the console charts days.
   const usageBatch = new UsageBatch(shared.usage, logger).start(5_000);
@@ -212,6 +215,7 @@ async function standbyLane(tenants: Tenants, config: Config, logger: Logger, sha
     claims: new PgClaimStore(tenants.sql),
     queue: new PgQueue<QueuedEvent>(tenants.sql, {
       concurrency: config.workerConcurrency,
+      attempts: config.jobAttempts,
       lockDurationMs: config.jobLockMs,
       expectingJobs: sharedAway,
       onError,

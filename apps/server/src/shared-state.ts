@@ -63,7 +63,7 @@ export interface SharedState {
 /** The single-instance state used without REDIS_URL. */
 export function memoryState(config: Config): SharedState {
   const claims = new MemoryClaimStore();
-  const queue = new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency });
+  const queue = new MemoryQueue<QueuedEvent>({ concurrency: config.workerConcurrency, attempts: config.jobAttempts });
   return {
     claims,
     memory: new MemoryConversationMemory(),
@@ -109,6 +109,7 @@ export async function redisState(config: Config & { redisUrl: string }, logger: 
     health,
     worker,
     concurrency: config.workerConcurrency,
+    attempts: config.jobAttempts,
     lockDurationMs: config.jobLockMs,
     stalledIntervalMs: config.jobLockMs / 2,
     onError: throttled(logger, "queue"),
