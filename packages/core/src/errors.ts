@@ -70,6 +70,14 @@ export class DatabaseUnavailableError extends Error {
   override name = "DatabaseUnavailableError";
 }
 
+/**
+ * Whether an error says that a store the work needs is away (Redis or PostgreSQL), rather than that the work failed:
+ * a queued job that fails so never uses up its last attempt, for it would have been lost to the outage.
+ */
+export function isStoreAway(error: unknown): boolean {
+  return error instanceof StoreUnavailableError || error instanceof DatabaseUnavailableError;
+}
+
 /** A stored record could not be read: a data error, to be looked into, not an outage to fail over from. */
 export class CorruptRecordError extends Error {
   override name = "CorruptRecordError";

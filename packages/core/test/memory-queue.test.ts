@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { PermanentSendError } from "../src/errors.ts";
+import { DatabaseUnavailableError, PermanentSendError, StoreUnavailableError } from "../src/errors.ts";
 import { MemoryQueue } from "../src/memory/job-queue.ts";
 
 const waiting = { timeout: 5_000, interval: 10 };
@@ -45,6 +45,36 @@ describe("MemoryQueue", () => {
     await vi.waitFor(() => expect(runs).toBe(2), waiting);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(runs).toBe(2);
+    expect(await queue.depth()).toBe(0);
+    await consumer.close();
+  });
+
+  it("retries a job whose store is away past its attempts, as its last attempt, until it succeeds", async () => {
+    const queue = new MemoryQueue<string>({ attempts: 2, backoffMs: 10 });
+    const attempts: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      attempts.push(job.attempt);
+      if (attempts.length <= 2) throw new DatabaseUnavailableError("PostgreSQL is away");
+      if (attempts.length <= 4) throw new StoreUnavailableError("Redis is away");
+    });
+    await queue.enqueue("j", "x");
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0), waiting);
+    expect(attempts).toEqual([1, 2, 2, 2, 2]);
+    await consumer.close();
+  });
+
+  it("ends a job retried past its attempts once it fails for a reason of its own", async () => {
+    const queue = new MemoryQueue<string>({ attempts: 2, backoffMs: 10 });
+    const attempts: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      attempts.push(job.attempt);
+      if (attempts.length <= 3) throw new DatabaseUnavailableError("PostgreSQL is away");
+      throw new Error("the job's own failure");
+    });
+    await queue.enqueue("j", "x");
+    await vi.waitFor(() => expect(attempts).toHaveLength(4), waiting);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(attempts).toEqual([1, 2, 2, 2]);
     expect(await queue.depth()).toBe(0);
     await consumer.close();
   });

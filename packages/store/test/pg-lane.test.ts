@@ -139,6 +139,38 @@ describe("PgQueue", () => {
     expect(attempts).toEqual([1, 2, 3]);
   });
 
+  it("retries a job whose store is away past its attempts, as its last attempt, until it succeeds", async () => {
+    const queue = new PgQueue<string>(sql, { pollIntervalMs: 20, backoffMs: 20, attempts: 2 });
+    const attempts: number[] = [];
+    let done = false;
+    const consumer = queue.consume(async (job) => {
+      if (job.id !== "outage") return;
+      attempts.push(job.attempt);
+      if (attempts.length <= 2) throw new DatabaseUnavailableError("PostgreSQL is away");
+      if (attempts.length <= 4) throw new StoreUnavailableError("Redis is away");
+      done = true;
+    });
+    await queue.enqueue("outage", "x");
+    await vi.waitFor(() => expect(done).toBe(true), waiting);
+    await consumer.close();
+    expect(attempts).toEqual([1, 2, 2, 2, 2]);
+  });
+
+  it("ends a job retried past its attempts once it fails for a reason of its own", async () => {
+    const queue = new PgQueue<string>(sql, { pollIntervalMs: 20, backoffMs: 20, attempts: 2 });
+    const attempts: number[] = [];
+    const consumer = queue.consume(async (job) => {
+      if (job.id !== "outage-then-own") return;
+      attempts.push(job.attempt);
+      throw attempts.length <= 3 ? new DatabaseUnavailableError("PostgreSQL is away") : new Error("its own failure");
+    });
+    await queue.enqueue("outage-then-own", "x");
+    await vi.waitFor(() => expect(attempts).toHaveLength(4), waiting);
+    await sleep(300);
+    await consumer.close();
+    expect(attempts).toEqual([1, 2, 2, 2]);
+  });
+
   it("ends a job refused for good at once, with none of its remaining attempts", async () => {
     const queue = new PgQueue<string>(sql, { pollIntervalMs: 20, backoffMs: 20 });
     const attempts: number[] = [];

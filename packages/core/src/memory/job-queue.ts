@@ -1,5 +1,5 @@
 import { backoffDelay } from "../backoff.ts";
-import { PermanentSendError } from "../errors.ts";
+import { isStoreAway, PermanentSendError } from "../errors.ts";
 import type { Consumer, Job, JobHandler, JobQueue } from "../ports/job-queue.ts";
 import { expiringCache } from "./expiring-cache.ts";
 
@@ -91,11 +91,13 @@ export class MemoryQueue<T> implements JobQueue<T> {
       await slot.handler(job);
       this.finish(job.id);
     } catch (error) {
-      if (job.attempt >= this.attempts || error instanceof PermanentSendError) return this.finish(job.id);
+      if (error instanceof PermanentSendError) return this.finish(job.id);
+      const last = job.attempt >= this.attempts;
+      if (last && !isStoreAway(error)) return this.finish(job.id);
       const timer = setTimeout(
         () => {
           this.delayed.delete(timer);
-          this.waiting.push({ ...job, attempt: job.attempt + 1 });
+          this.waiting.push({ ...job, attempt: last ? job.attempt : job.attempt + 1 });
           this.dispatch();
         },
         backoffDelay(job.attempt, this.backoffMs),

@@ -22,8 +22,10 @@ export interface EnqueueOptions {
 
 /**
  * A durable queue between the ack and the answer. A handler that throws is retried with exponential backoff and
- * jitter up to the queue's attempt limit, unless it threw a PermanentSendError: that job ends at once. A consumer that
- * dies mid-job has its jobs picked up by another consumer.
+ * jitter up to the queue's attempt limit, unless it threw a PermanentSendError: that job ends at once. One that threw
+ * because a store is away (`isStoreAway`) is retried past the limit, at the last attempt's backoff, until the store is
+ * back: an outage longer than the attempts' backoff must not lose the job. A consumer that dies mid-job has its jobs
+ * picked up by another consumer.
  */
 export interface JobQueue<T> {
   /** Resolves once the job is stored. A job id already known to the queue is not added twice. */

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   backoffDelay,
   type Consumer,
+  isStoreAway,
   type Job,
   type JobHandler,
   type JobQueue,
@@ -203,19 +204,25 @@ export class PgQueue<T> implements JobQueue<T> {
     renewer.unref();
     const outcome = await handler(job).then(
       () => "succeeded" as const,
-      (error: unknown) => (error instanceof PermanentSendError ? ("refused for good" as const) : ("failed" as const)),
+      (error: unknown) => {
+        if (error instanceof PermanentSendError) return "refused for good" as const;
+        return isStoreAway(error) ? ("store away" as const) : ("failed" as const);
+      },
     );
     clearInterval(renewer);
     // Should a finishing write fail (the database went away), the lock lapses and the job runs again: its handler
     // is idempotent (the reply ledger), as in the Redis queue.
     if (outcome === "succeeded") return this.finish(job.id, token, "completed").catch(onError);
-    if (job.attempt >= this.attempts || outcome === "refused for good")
+    const last = job.attempt >= this.attempts;
+    if (outcome === "refused for good" || (last && outcome === "failed"))
       return this.finish(job.id, token, "failed").catch(onError);
     const delay = backoffDelay(job.attempt, this.options.backoffMs ?? 1000);
+    // A retry past the limit (a store was away) runs as the last attempt again: the take counts the attempt up.
     await this.sql
       .query(
-        `update lane_jobs set state = 'waiting', token = null, locked_until = null, run_at = ${msFromNow(3)} where ${heldBy}`,
-        [job.id, token, delay],
+        `update lane_jobs set state = 'waiting', token = null, locked_until = null, run_at = ${msFromNow(3)},
+           attempt = attempt - $4 where ${heldBy}`,
+        [job.id, token, delay, last ? 1 : 0],
       )
       .catch(onError);
   }

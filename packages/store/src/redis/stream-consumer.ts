@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { backoffDelay, type Consumer, type JobHandler, PermanentSendError } from "@resident/core";
+import { backoffDelay, type Consumer, isStoreAway, type JobHandler, PermanentSendError } from "@resident/core";
 import type { RedisClient } from "./connection.ts";
 
 export interface QueueKeys {
@@ -168,8 +168,10 @@ export class StreamConsumer<T> implements Consumer {
     try {
       await this.handler({ id, data: JSON.parse(data) as T, attempt });
     } catch (error) {
-      if (!(error instanceof PermanentSendError) && attempt < attempts) {
-        return this.retry(entryId, { id, data, attempt: attempt + 1 }, backoffDelay(attempt, backoffMs));
+      const last = attempt >= attempts;
+      if (!(error instanceof PermanentSendError) && (!last || isStoreAway(error))) {
+        const next = last ? attempt : attempt + 1;
+        return this.retry(entryId, { id, data, attempt: next }, backoffDelay(attempt, backoffMs));
       }
       const failedReason = error instanceof Error ? error.message : String(error);
       return this.settle(entryId, id, { failedReason, attempt, data }, retainFailedMs);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { type Consumer, PermanentSendError } from "@resident/core";
+import { type Consumer, DatabaseUnavailableError, PermanentSendError, StoreUnavailableError } from "@resident/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectRedis, type RedisClient, RedisQueue, type RedisQueueOptions } from "../../src/index.ts";
 
@@ -123,6 +123,30 @@ export function queueContract(backend: string, url: () => string): void {
       await vi.waitFor(() => expect(seen).toHaveLength(3));
       await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
       expect(seen.map((job) => job.attempt)).toEqual([1, 2, 3]);
+    });
+
+    it("retries a job whose store is away past its attempts, as its last attempt, until it succeeds", async () => {
+      const { queue, seen, consume } = await queueWith({ attempts: 2 });
+      await queue.enqueue("event:ws:outage", { n: 1 });
+      consume(() => {
+        if (seen.length <= 2) throw new DatabaseUnavailableError("PostgreSQL is away");
+        if (seen.length <= 4) throw new StoreUnavailableError("Redis is away");
+      });
+      await vi.waitFor(() => expect(seen).toHaveLength(5));
+      await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+      expect(seen.map((job) => job.attempt)).toEqual([1, 2, 2, 2, 2]);
+    });
+
+    it("ends a job retried past its attempts once it fails for a reason of its own", async () => {
+      const { queue, seen, consume } = await queueWith({ attempts: 2 });
+      await queue.enqueue("event:ws:outage-then-own", { n: 1 });
+      consume(() => {
+        throw seen.length <= 3 ? new DatabaseUnavailableError("PostgreSQL is away") : new Error("its own failure");
+      });
+      await vi.waitFor(() => expect(seen).toHaveLength(4));
+      await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(seen.map((job) => job.attempt)).toEqual([1, 2, 2, 2]);
     });
 
     it("ends a job refused for good at once, with none of its remaining attempts", async () => {
