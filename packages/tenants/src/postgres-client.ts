@@ -1,17 +1,37 @@
-import type { Logger } from "@resident/core";
+import { DatabaseUnavailableError, type Logger } from "@resident/core";
 import pg from "pg";
 import { databaseCall } from "./database-errors.ts";
 import type { SqlClient, SqlExecutor } from "./sql-client.ts";
 
-function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
+/*
+ * How long a statement may go unanswered. A connection the network has cut (a partition, a host gone without a
+ * reset) neither answers nor fails: its statement would hang until TCP gives up, a quarter of an hour later, and an
+ * answer in hand with it. Past the bound the statement fails as the database being away, and node-postgres's pool
+ * drops the connection. The hot statements (the reply ledger, the directory, the PostgreSQL lane) take milliseconds;
+ * a transaction may wait on a row or advisory lock for longer (a token refresh's lock_timeout is 35 s, instances
+ * starting together take turns to migrate), so it has a bound of its own.
+ */
+export interface StatementTimeouts {
+  /** Default 10 s. */
+  statementMs?: number;
+  /** A statement inside a transaction. Default 60 s. */
+  transactionStatementMs?: number;
+}
+
+/** node-postgres reads `query_timeout` from a query's config as from the client's; its types know the latter only. */
+type TimedQuery = pg.QueryConfig & { query_timeout: number };
+
+function executor(target: pg.Pool | pg.PoolClient, timeoutMs: number): SqlExecutor {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
-      const result = await databaseCall(() => target.query(text, [...params]));
+      const config: TimedQuery = { text, values: [...params], query_timeout: timeoutMs };
+      const result = await databaseCall(() => target.query(config));
       return result.rows as Row[];
     },
     async exec(script: string) {
       // Without parameters node-postgres uses the simple protocol, which runs several statements at once.
-      await databaseCall(() => target.query(script));
+      const config: TimedQuery = { text: script, query_timeout: timeoutMs };
+      await databaseCall(() => target.query(config));
     },
   };
 }
@@ -20,13 +40,15 @@ function executor(target: pg.Pool | pg.PoolClient): SqlExecutor {
 export class PostgresClient implements SqlClient {
   private readonly pool: pg.Pool;
   private readonly direct: SqlExecutor;
+  private readonly transactionStatementMs: number;
 
-  constructor(connectionString: string, logger: Logger) {
+  constructor(connectionString: string, logger: Logger, timeouts: StatementTimeouts = {}) {
     // Room for the ack path's fallback lane and the workers' reply ledger, which both run here while Redis is away.
     this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000, max: 16 });
     // An idle connection that breaks would otherwise crash the process; the pool replaces it.
     this.pool.on("error", (error) => logger.warn({ err: error.message }, "idle PostgreSQL connection failed"));
-    this.direct = executor(this.pool);
+    this.direct = executor(this.pool, timeouts.statementMs ?? 10_000);
+    this.transactionStatementMs = timeouts.transactionStatementMs ?? 60_000;
   }
 
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]> {
@@ -46,15 +68,20 @@ export class PostgresClient implements SqlClient {
       broken = error;
     };
     client.on("error", lost);
+    const tx = executor(client, this.transactionStatementMs);
     try {
-      await databaseCall(() => client.query("begin"));
-      const result = await work(executor(client));
-      await databaseCall(() => client.query("commit"));
+      await tx.query("begin");
+      const result = await work(tx);
+      await tx.query("commit");
       return result;
     } catch (error) {
-      await client.query("rollback").catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
+      // A connection that went unanswered would hold a rollback as long again: it is dropped instead, and PostgreSQL
+      // rolls back the transaction of a session that ends.
+      if (error instanceof DatabaseUnavailableError) broken = error;
+      else
+        await tx.query("rollback").catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
       throw error;
     } finally {
       client.off("error", lost);
