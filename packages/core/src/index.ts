@@ -54,6 +54,7 @@ export * from "./retry-after.ts";
 export * from "./rotating-tokens.ts";
 export * from "./schema-issues.ts";
 export * from "./settings.ts";
+export * from "./store-health.ts";
 export * from "./stream-writer.ts";
 export * from "./thread-context.ts";
 export * from "./thread-reader.ts";

@@ -15,7 +15,7 @@ export { RedisConversationMemory } from "./redis/conversation-memory.ts";
 export { RedisQueue, type RedisQueueOptions } from "./redis/job-queue.ts";
 export { RedisQueuedAdmission, redisQueuedAdmission } from "./redis/queued-admission.ts";
 export { RedisRateLimiter, type RedisRateLimiterOptions } from "./redis/rate-limiter.ts";
-export { RedisHealth, type RedisHealthOptions } from "./redis/redis-health.ts";
+export { RedisHealth } from "./redis/redis-health.ts";
 export { parseRedisUrl, type RedisTarget } from "./redis/redis-url.ts";
 export { RedisCache } from "./redis/shared-cache.ts";
 export { RedisStatsStore, type RedisStatsStoreOptions } from "./redis/stats-store.ts";

@@ -29,17 +29,17 @@ export async function storeCall<T>(operation: string, call: () => Promise<T>, he
   if (health && !health.up) throw new StoreUnavailableError(`redis ${operation} skipped: Redis is down`);
   try {
     const result = await call();
-    health?.commandSucceeded();
+    health?.callSucceeded();
     return result;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (isDataError(error)) {
-      health?.commandSucceeded();
+      health?.callSucceeded();
       throw error instanceof CorruptRecordError
         ? error
         : new CorruptRecordError(`redis ${operation}: ${reason}`, { cause: error });
     }
-    health?.commandFailed();
+    health?.callFailed();
     throw new StoreUnavailableError(`redis ${operation} failed: ${reason}`, { cause: error });
   }
 }
