@@ -10,6 +10,8 @@ const slowBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 export interface MetricSources {
   depth(): Promise<number>;
   pingStore(): Promise<unknown>;
+  /** Whether the tenants' database lets calls through (its breaker, read without a round trip). */
+  databaseReachable(): boolean;
 }
 
 /** A scrape must not hang on a store that is away: past this, the store counts as down. */
@@ -19,7 +21,7 @@ const storeProbeMs = 1_000;
  * The Prometheus metrics of one instance (`GET /metrics`). infra/grafana and infra/prometheus chart and alert on
  * these names; apps/server/test/observability.test.ts checks they all exist.
  */
-export function createMetrics({ depth, pingStore }: MetricSources) {
+export function createMetrics({ depth, pingStore, databaseReachable }: MetricSources) {
   const registry = new Registry();
   // The event loop's lag sampled every 50 ms, not prom-client's 10: each sample is a wake-up of the loop, and at 100 a
   // second they were most of an idle instance's CPU (7.5 of 12.5 ms a second). 300 samples a 15 s scrape still give
@@ -112,6 +114,14 @@ export function createMetrics({ depth, pingStore }: MetricSources) {
           () => 0,
         );
         this.set(await Promise.race([reachable, sleep(storeProbeMs, 0, { ref: false })]));
+      },
+    }),
+    databaseUp: new Gauge({
+      name: "resident_database_up",
+      help: "1 while the tenants' database (PostgreSQL) answers this instance; 0 while its calls fail at once and the instance takes no jobs",
+      registers,
+      collect() {
+        this.set(databaseReachable() ? 1 : 0);
       },
     }),
     ackLatency: new HeldHistogram({

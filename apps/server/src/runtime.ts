@@ -90,6 +90,7 @@ export async function createRuntime(
       return depths.reduce((sum, depth) => sum + depth, 0);
     },
     pingStore: () => shared.ping(),
+    databaseReachable: () => tenants.sql.reachable,
   });
   const telemetry = new ServiceTelemetry(metrics, shared.stats, logger);
   const agent = createAgent({
@@ -183,8 +184,10 @@ export async function createRuntime(
     },
     startWorkers() {
       if (config.role !== "web") {
+        // An instance cut off from the ledger's database takes no jobs: the instances that reach it answer them.
+        const options = standby && { takingJobs: () => tenants.sql.reachable };
         for (const queue of [shared.queue, standby?.queue]) {
-          if (queue) consumers.push(queue.consume(worker(ledgerClaims, shared.memory).handle));
+          if (queue) consumers.push(queue.consume(worker(ledgerClaims, shared.memory).handle, options));
         }
       }
       consumers.push(lanes.local.queue.consume(worker(localClaims, localMemory).handle));

@@ -84,10 +84,11 @@ describe("the metrics that dashboards, alerts and the autoscaler name", () => {
     expect(missing).toEqual([]);
   });
 
-  it("include the queue depth and the shared store's reachability as gauges", async () => {
+  it("include the queue depth and the shared store's and the database's reachability as gauges", async () => {
     const text = await (await fetch(`${service.url}/metrics`)).text();
     expect(text).toMatch(/^resident_queue_depth 0$/m);
     expect(text).toMatch(/^resident_shared_store_up 1$/m);
+    expect(text).toMatch(/^resident_database_up 1$/m);
   });
 });
 
@@ -104,7 +105,7 @@ it("reads metric names out of PromQL, and only them", () => {
 
 it("the alert rules pass promtool's check and its unit tests", async () => {
   const checked = await run("promtool", ["check", "rules", rulesFile.pathname]);
-  expect(checked.stdout).toMatch(/SUCCESS: 7 rules found/);
+  expect(checked.stdout).toMatch(/SUCCESS: 8 rules found/);
   const tested = await run("promtool", ["test", "rules", new URL("prometheus/alerts.test.yml", infra).pathname]);
   expect(tested.stdout).toMatch(/SUCCESS/);
 });

@@ -10,7 +10,8 @@ import { ServiceTelemetry } from "../src/telemetry.ts";
  */
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const metrics = () => createMetrics({ depth: async () => 0, pingStore: async () => undefined });
+const metrics = () =>
+  createMetrics({ depth: async () => 0, pingStore: async () => undefined, databaseReachable: () => true });
 const a: WorkspaceRef = { platform: "slack", tenantId: "tn_1", workspaceId: "ws_a" };
 const b: WorkspaceRef = { platform: "teams", tenantId: "tn_1", workspaceId: "ws_b" };
 

@@ -79,6 +79,24 @@ describe("MemoryQueue", () => {
     await consumer.close();
   });
 
+  it("takes no new job while its consumer says it takes none, and takes them once it does again", async () => {
+    const queue = new MemoryQueue<string>();
+    let taking = false;
+    const seen: string[] = [];
+    const consumer = queue.consume(
+      async (job) => {
+        seen.push(job.id);
+      },
+      { takingJobs: () => taking },
+    );
+    await queue.enqueue("waits", "x");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(seen).toEqual([]);
+    taking = true;
+    await vi.waitFor(() => expect(seen).toEqual(["waits"]), waiting);
+    await consumer.close();
+  });
+
   it("ends a job refused for good at once, with none of its remaining attempts", async () => {
     const queue = new MemoryQueue<string>({ attempts: 5, backoffMs: 10 });
     let runs = 0;

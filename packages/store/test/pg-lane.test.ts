@@ -171,6 +171,24 @@ describe("PgQueue", () => {
     expect(attempts).toEqual([1, 2, 2, 2]);
   });
 
+  it("takes no new job while its consumer says it takes none, and takes them once it does again", async () => {
+    const queue = new PgQueue<string>(sql, { pollIntervalMs: 20 });
+    let taking = false;
+    const seen: string[] = [];
+    const consumer = queue.consume(
+      async (job) => {
+        if (job.id === "paused") seen.push(job.id);
+      },
+      { takingJobs: () => taking },
+    );
+    await queue.enqueue("paused", "x");
+    await sleep(300);
+    expect(seen).toEqual([]);
+    taking = true;
+    await vi.waitFor(() => expect(seen).toEqual(["paused"]), waiting);
+    await consumer.close();
+  });
+
   it("ends a job refused for good at once, with none of its remaining attempts", async () => {
     const queue = new PgQueue<string>(sql, { pollIntervalMs: 20, backoffMs: 20 });
     const attempts: number[] = [];

@@ -16,6 +16,7 @@ function executor(target: PGlite | Transaction): SqlExecutor {
 
 /** Embedded PostgreSQL (PGlite, WASM) in a directory: one process only. */
 export class PgliteClient implements SqlClient {
+  readonly reachable = true;
   private readonly direct: SqlExecutor;
 
   private constructor(private readonly db: PGlite) {

@@ -1,6 +1,7 @@
-import { DatabaseUnavailableError, type Logger } from "@resident/core";
+import { DatabaseUnavailableError, type Logger, StoreHealth, type StoreHealthOptions } from "@resident/core";
 import pg from "pg";
 import { databaseCall } from "./database-errors.ts";
+import { PostgresProber } from "./postgres-prober.ts";
 import type { SqlClient, SqlExecutor } from "./sql-client.ts";
 
 /*
@@ -21,34 +22,67 @@ export interface StatementTimeouts {
 /** node-postgres reads `query_timeout` from a query's config as from the client's; its types know the latter only. */
 type TimedQuery = pg.QueryConfig & { query_timeout: number };
 
-function executor(target: pg.Pool | pg.PoolClient, timeoutMs: number): SqlExecutor {
+/** One call to the database: rejected at once while the breaker is open, its outcome told to the breaker. */
+async function guarded<T>(health: StoreHealth, call: () => Promise<T>): Promise<T> {
+  if (!health.up) throw new DatabaseUnavailableError("PostgreSQL is unreachable: its probes go unanswered");
+  try {
+    const result = await databaseCall(call);
+    health.callSucceeded();
+    return result;
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) health.callFailed();
+    else health.callSucceeded();
+    throw error;
+  }
+}
+
+function executor(target: pg.Pool | pg.PoolClient, timeoutMs: number, health: StoreHealth): SqlExecutor {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
       const config: TimedQuery = { text, values: [...params], query_timeout: timeoutMs };
-      const result = await databaseCall(() => target.query(config));
+      const result = await guarded(health, () => target.query(config));
       return result.rows as Row[];
     },
     async exec(script: string) {
       // Without parameters node-postgres uses the simple protocol, which runs several statements at once.
       const config: TimedQuery = { text: script, query_timeout: timeoutMs };
-      await databaseCall(() => target.query(config));
+      await guarded(health, () => target.query(config));
     },
   };
 }
 
-/** PostgreSQL through a node-postgres pool. Every call rejects with DatabaseUnavailableError while it is away. */
+/**
+ * PostgreSQL through a node-postgres pool. Every call rejects with DatabaseUnavailableError while it is away — at
+ * once while a breaker (core's StoreHealth, probing with `select 1` on a connection of its own) says so, as Redis'
+ * does: an instance cut off from its database stops waiting a statement's bound on every job it takes, and its
+ * jobs go back to the queue for the instances that can reach it.
+ */
 export class PostgresClient implements SqlClient {
   private readonly pool: pg.Pool;
   private readonly direct: SqlExecutor;
   private readonly transactionStatementMs: number;
+  private readonly prober: PostgresProber;
+  private readonly health: StoreHealth;
 
-  constructor(connectionString: string, logger: Logger, timeouts: StatementTimeouts = {}) {
+  constructor(connectionString: string, logger: Logger, options: StatementTimeouts & StoreHealthOptions = {}) {
     // Room for the ack path's fallback lane and the workers' reply ledger, which both run here while Redis is away.
     this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000, max: 16 });
     // An idle connection that breaks would otherwise crash the process; the pool replaces it.
     this.pool.on("error", (error) => logger.warn({ err: error.message }, "idle PostgreSQL connection failed"));
-    this.direct = executor(this.pool, timeouts.statementMs ?? 10_000);
-    this.transactionStatementMs = timeouts.transactionStatementMs ?? 60_000;
+    this.prober = new PostgresProber(connectionString, options.probeTimeoutMs ?? 1000);
+    this.health = new StoreHealth(() => this.prober.probe(), {
+      onChange: (up, reason) =>
+        up
+          ? logger.warn({ reason }, "PostgreSQL answers again")
+          : logger.warn({ reason }, "PostgreSQL is unreachable: its calls fail at once until it answers again"),
+      ...options,
+    });
+    this.direct = executor(this.pool, options.statementMs ?? 10_000, this.health);
+    this.transactionStatementMs = options.transactionStatementMs ?? 60_000;
+  }
+
+  get reachable(): boolean {
+    return this.health.up;
   }
 
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]> {
@@ -60,7 +94,7 @@ export class PostgresClient implements SqlClient {
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await databaseCall(() => this.pool.connect());
+    const client = await guarded(this.health, () => this.pool.connect());
     let broken: Error | undefined;
     // A connection lost while checked out (the server ended the session) emits 'error', which with no listener
     // would end the process; the transaction's next query rejects instead, and the connection is not reused.
@@ -68,7 +102,7 @@ export class PostgresClient implements SqlClient {
       broken = error;
     };
     client.on("error", lost);
-    const tx = executor(client, this.transactionStatementMs);
+    const tx = executor(client, this.transactionStatementMs, this.health);
     try {
       await tx.query("begin");
       const result = await work(tx);
@@ -91,6 +125,8 @@ export class PostgresClient implements SqlClient {
   }
 
   close(): Promise<void> {
+    this.health.close();
+    this.prober.close();
     return this.pool.end();
   }
 }

@@ -6,6 +6,8 @@ export interface SqlExecutor {
 }
 
 export interface SqlClient extends SqlExecutor {
+  /** Whether calls go through now: false while PostgreSQL's breaker says it is away; PGlite, in-process, always. */
+  readonly reachable: boolean;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 import { backoffDelay } from "../backoff.ts";
 import { isStoreAway, PermanentSendError } from "../errors.ts";
-import type { Consumer, Job, JobHandler, JobQueue } from "../ports/job-queue.ts";
+import type { ConsumeOptions, Consumer, Job, JobHandler, JobQueue } from "../ports/job-queue.ts";
 import { expiringCache } from "./expiring-cache.ts";
 
 export interface MemoryQueueOptions {
@@ -18,7 +18,11 @@ interface Slot {
   concurrency: number;
   running: Set<Promise<void>>;
   closed: boolean;
+  takingJobs: () => boolean;
 }
+
+/** How often a consumer that takes no jobs for now is asked again, while jobs wait. */
+const pausedPollMs = 100;
 
 /**
  * The queue port in one process, with the retry semantics of the Redis queue: attempts, exponential backoff with
@@ -35,6 +39,7 @@ export class MemoryQueue<T> implements JobQueue<T> {
   private readonly backoffMs: number;
   private readonly concurrency: number;
   private readonly retainMs: number;
+  private redispatch: NodeJS.Timeout | undefined;
 
   constructor(options: MemoryQueueOptions = {}) {
     this.attempts = options.attempts ?? 8;
@@ -51,12 +56,13 @@ export class MemoryQueue<T> implements JobQueue<T> {
     this.dispatch();
   }
 
-  consume(handler: JobHandler<T>): Consumer {
+  consume(handler: JobHandler<T>, options: ConsumeOptions = {}): Consumer {
     const slot: Slot = {
       handler: handler as JobHandler<unknown>,
       concurrency: this.concurrency,
       running: new Set(),
       closed: false,
+      takingJobs: options.takingJobs ?? (() => true),
     };
     this.slots.push(slot);
     this.dispatch();
@@ -75,6 +81,10 @@ export class MemoryQueue<T> implements JobQueue<T> {
 
   private dispatch(): void {
     for (const slot of this.slots) {
+      if (!slot.takingJobs()) {
+        this.dispatchLater();
+        continue;
+      }
       while (!slot.closed && slot.running.size < slot.concurrency && this.waiting.length > 0) {
         const job = this.waiting.shift() as Job<T>;
         const run = this.run(slot, job).finally(() => {
@@ -84,6 +94,15 @@ export class MemoryQueue<T> implements JobQueue<T> {
         slot.running.add(run);
       }
     }
+  }
+
+  private dispatchLater(): void {
+    if (this.redispatch || this.waiting.length === 0) return;
+    this.redispatch = setTimeout(() => {
+      this.redispatch = undefined;
+      this.dispatch();
+    }, pausedPollMs);
+    this.redispatch.unref();
   }
 
   private async run(slot: Slot, job: Job<T>): Promise<void> {

@@ -12,6 +12,15 @@ export interface Consumer {
   close(): Promise<void>;
 }
 
+export interface ConsumeOptions {
+  /**
+   * While this says false the consumer takes no new job (those in hand run on): an instance cut off from a store its
+   * handler needs leaves the jobs to the instances that can answer them, rather than taking each, failing it and
+   * sending it back with a longer backoff. Default: always true.
+   */
+  takingJobs?: () => boolean;
+}
+
 export interface EnqueueOptions {
   /**
    * The job is probably stored already (a copy of a delivery whose claim another instance holds): a queue whose add
@@ -30,7 +39,7 @@ export interface EnqueueOptions {
 export interface JobQueue<T> {
   /** Resolves once the job is stored. A job id already known to the queue is not added twice. */
   enqueue(id: string, data: T, options?: EnqueueOptions): Promise<void>;
-  consume(handler: JobHandler<T>): Consumer;
+  consume(handler: JobHandler<T>, options?: ConsumeOptions): Consumer;
   /** Jobs waiting, delayed for a retry, or running. */
   depth(): Promise<number>;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   backoffDelay,
+  type ConsumeOptions,
   type Consumer,
   isStoreAway,
   type Job,
@@ -101,12 +102,13 @@ export class PgQueue<T> implements JobQueue<T> {
     });
   }
 
-  consume(handler: JobHandler<T>): Consumer {
+  consume(handler: JobHandler<T>, options: ConsumeOptions = {}): Consumer {
     const concurrency = this.options.concurrency ?? 16;
     const pollMs = this.options.pollIntervalMs ?? 200;
     const idlePollMs = this.options.idlePollIntervalMs ?? 2_000;
     const idleAfterMs = this.options.idleAfterMs ?? 30_000;
     const expectingJobs = this.options.expectingJobs ?? (() => false);
+    const takingJobs = options.takingJobs ?? (() => true);
     const onError = this.options.onError ?? (() => {});
     const running = new Set<Promise<void>>();
     const stopping = new AbortController();
@@ -137,7 +139,8 @@ export class PgQueue<T> implements JobQueue<T> {
     // An idle consumer's naps stay short, so that `expectingJobs` turning true is seen at once; only its statements
     // are spaced out.
     const shouldLook = () =>
-      woken || expectingJobs() || Date.now() - lastTaken < idleAfterMs || Date.now() - lastLook >= idlePollMs;
+      takingJobs() &&
+      (woken || expectingJobs() || Date.now() - lastTaken < idleAfterMs || Date.now() - lastLook >= idlePollMs);
 
     const loop = async () => {
       while (!stopping.signal.aborted) {

@@ -1,4 +1,4 @@
-import type { Consumer, EnqueueOptions, JobHandler, JobQueue } from "@resident/core";
+import type { ConsumeOptions, Consumer, EnqueueOptions, JobHandler, JobQueue } from "@resident/core";
 import type { RedisClient } from "./connection.ts";
 import { defineQueueScripts } from "./queue-scripts.ts";
 import type { RedisHealth } from "./redis-health.ts";
@@ -72,7 +72,7 @@ export class RedisQueue<T> implements JobQueue<T> {
     );
   }
 
-  consume(handler: JobHandler<T>): Consumer {
+  consume(handler: JobHandler<T>, options: ConsumeOptions = {}): Consumer {
     const { worker } = this.options;
     if (!worker) throw new Error("RedisQueue.consume needs the `worker` connection");
     defineQueueScripts(worker);
@@ -89,6 +89,7 @@ export class RedisQueue<T> implements JobQueue<T> {
       retainFailedMs: this.options.retainFailedMs ?? 7 * 86_400_000,
       forgetConsumersAfterMs: this.options.forgetConsumersAfterMs ?? 3_600_000,
       onError: this.options.onError ?? (() => {}),
+      takingJobs: options.takingJobs ?? (() => true),
     });
   }
 

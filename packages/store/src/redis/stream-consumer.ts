@@ -24,6 +24,8 @@ export interface ConsumerSettings {
   /** A consumer name with nothing pending, silent this long, is deleted from the group (by any consumer). */
   forgetConsumersAfterMs: number;
   onError: (error: Error) => void;
+  /** While false, neither reads nor takeovers take entries (ConsumeOptions.takingJobs). */
+  takingJobs: () => boolean;
 }
 
 /** XREADGROUP's and XAUTOCLAIM's entry: its id and its fields as a flat list (`id`, `data`, `attempt`). */
@@ -35,6 +37,8 @@ const blockMs = 5_000;
 const promotePollMs = 1_000;
 /** The pause after a failed round of a background task. */
 const pauseAfterErrorMs = 1_000;
+/** How often a consumer that takes no jobs for now asks again. */
+const pausedPollMs = 250;
 
 interface Settlement {
   entryId: string;
@@ -107,6 +111,10 @@ export class StreamConsumer<T> implements Consumer {
           await new Promise<void>((resolve) => {
             this.slotFreed = resolve;
           });
+          continue;
+        }
+        if (!this.settings.takingJobs()) {
+          await new Promise((resolve) => setTimeout(resolve, pausedPollMs));
           continue;
         }
         if (this.takeoverOwed && !this.takeover) {
@@ -223,7 +231,7 @@ export class StreamConsumer<T> implements Consumer {
   private async reclaim(): Promise<number> {
     const free = this.settings.concurrency - this.inHand.size;
     if (free <= 0) this.takeoverOwed = true;
-    else if (this.groupReady && !this.takeover) {
+    else if (this.groupReady && !this.takeover && this.settings.takingJobs()) {
       this.takeoverOwed = false;
       this.takeover = this.takeOver(free);
       try {

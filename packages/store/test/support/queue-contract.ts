@@ -2,7 +2,13 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { type Consumer, DatabaseUnavailableError, PermanentSendError, StoreUnavailableError } from "@resident/core";
+import {
+  type ConsumeOptions,
+  type Consumer,
+  DatabaseUnavailableError,
+  PermanentSendError,
+  StoreUnavailableError,
+} from "@resident/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectRedis, type RedisClient, RedisQueue, type RedisQueueOptions } from "../../src/index.ts";
 
@@ -37,11 +43,11 @@ export function queueContract(backend: string, url: () => string): void {
       const queue = new RedisQueue<{ n: number }>({ producer, worker, name, backoffMs: 20, ...options });
       await vi.waitFor(() => queue.depth(), { timeout: 10_000 });
       const seen: Seen[] = [];
-      const consume = (handler: (job: Seen) => unknown = () => {}): Consumer => {
+      const consume = (handler: (job: Seen) => unknown = () => {}, options?: ConsumeOptions): Consumer => {
         const consumer = queue.consume(async (job) => {
           seen.push({ id: job.id, attempt: job.attempt, data: job.data });
           await handler(job);
-        });
+        }, options);
         open.unshift(consumer);
         return consumer;
       };
@@ -147,6 +153,21 @@ export function queueContract(backend: string, url: () => string): void {
       await vi.waitFor(async () => expect(await queue.depth()).toBe(0));
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(seen.map((job) => job.attempt)).toEqual([1, 2, 2, 2]);
+    });
+
+    it("takes no new job, nor a dead consumer's, while it says it takes none, and takes them once it does again", async () => {
+      const { queue, seen, consume, stream } = await queueWith({ lockDurationMs: 300, stalledIntervalMs: 100 });
+      // An entry delivered to a consumer that died with it: its lock lapses while the live consumer takes nothing.
+      await queue.enqueue("event:ws:orphaned", { n: 1 });
+      await worker.xgroup("CREATE", stream, "workers", "0", "MKSTREAM").catch(() => {});
+      await worker.xreadgroup("GROUP", "workers", "dead", "COUNT", 1, "STREAMS", stream, ">");
+      let taking = false;
+      consume(() => {}, { takingJobs: () => taking });
+      await queue.enqueue("event:ws:fresh", { n: 2 });
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(seen).toEqual([]);
+      taking = true;
+      await vi.waitFor(() => expect(seen.map((job) => job.id).sort()).toEqual(["event:ws:fresh", "event:ws:orphaned"]));
     });
 
     it("ends a job refused for good at once, with none of its remaining attempts", async () => {
