@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Delivered } from "@resident/testkit";
 import type { AnthropicCall } from "@resident/testkit/anthropic";
-import { type Deployment, inParallel, tally } from "@resident/testkit/deployment";
+import { type DeployedInstance, type Deployment, inParallel, tally } from "@resident/testkit/deployment";
 import { vi } from "vitest";
 
 /*
@@ -142,6 +142,18 @@ export async function perInstance(d: Deployment, metric: string, labels: Record<
     out[instance.name] = (await instance.metrics()).sum(metric, labels);
   }
   return out;
+}
+
+/** Each of `tags`' LLM calls, counted apart: those `instance` made, and the other instances'. */
+export function llmCallsSplit(d: Deployment, tags: Set<string>, instance: DeployedInstance | undefined) {
+  const [its, others] = [new Map<string, number>(), new Map<string, number>()];
+  for (const call of d.llm.calls()) {
+    const t = llmTag(call);
+    if (!t || !tags.has(t)) continue;
+    const counts = d.instanceOf(call) === instance ? its : others;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return { its, others };
 }
 
 /** LLM calls per instance (by the key each presents). */

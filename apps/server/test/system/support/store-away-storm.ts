@@ -7,6 +7,7 @@ import {
   countByTag,
   drained,
   firePaced,
+  llmCallsSplit,
   llmTag,
   notExactly,
   percentiles,
@@ -62,14 +63,17 @@ export const busiest =
  * fakes may carry). Asserts every delivery acked 2xx, every message answered exactly once, one LLM call a message
  * (but for an answer the killed instance had asked for, asked once more by a survivor).
  */
-export async function stormThrough(d: Deployment, everSent: Set<string>, size: StormSize, outage: StoreAway) {
-  const random = seededRandom(size.seed + outage.ms);
-  const stormMs = size.leadMs + outage.ms + size.tailMs;
+/**
+ * The storm's schedule over `stormMs`, each message's copies at random moments (seeded by `size.seed` and `stormMs`),
+ * after each instance has met both workspaces once, as a running deployment has (and the directory caches them).
+ * Every tag it sends joins `everSent`.
+ */
+export async function scatteredStorm(d: Deployment, everSent: Set<string>, size: StormSize, stormMs: number) {
+  const random = seededRandom(size.seed + stormMs);
   const at = () => Math.floor(random() * stormMs);
   const [slack, chatwork] = await Promise.all([d.connectSlack(), d.connectChatwork({ rooms: size.chatworkRooms })]);
 
   const tags = { slack: new Set<string>(), chatwork: new Set<string>() };
-  // Every instance meets the workspaces once first, as a running deployment has (and the directory caches them).
   for (const instance of d.instances) {
     const { tag, text } = question("ow");
     tags.slack.add(tag);
@@ -101,7 +105,11 @@ export async function stormThrough(d: Deployment, everSent: Set<string>, size: S
   for (const tag of all) everSent.add(tag);
   // In firing order, so that the i-th round trip firePaced reports is the i-th delivery here.
   schedule.sort((a, b) => a.at - b.at);
+  return { schedule, tags, all };
+}
 
+export async function stormThrough(d: Deployment, everSent: Set<string>, size: StormSize, outage: StoreAway) {
+  const { schedule, tags, all } = await scatteredStorm(d, everSent, size, size.leadMs + outage.ms + size.tailMs);
   const standbyBefore = await perInstance(d, "resident_standby_passes_total");
   d.llm.hold(size.holdMs);
   const firing = firePaced(schedule, 64);
@@ -150,15 +158,7 @@ export async function stormThrough(d: Deployment, everSent: Set<string>, size: S
   const { replies, calls, strays } = countByTag(d, everSent);
   // Whose LLM calls: the victim's were all made before it died, though the fake may read a request the victim sent
   // just before its death only after it (so "in flight at the kill" cannot be read off the fake at the kill).
-  const callsBy = (victimOrNot: boolean) => {
-    const counts = new Map<string, number>();
-    for (const call of d.llm.calls()) {
-      const t = llmTag(call);
-      if (t && all.has(t) && (d.instanceOf(call) === victim) === victimOrNot) counts.set(t, (counts.get(t) ?? 0) + 1);
-    }
-    return counts;
-  };
-  const [victimCalls, survivorCalls] = [callsBy(true), callsBy(false)];
+  const { its: victimCalls, others: survivorCalls } = llmCallsSplit(d, all, victim);
   const standbyAfter = { ...(await perInstance(d, "resident_standby_passes_total")), ...standbyAtKill };
   const standbyPasses = Object.fromEntries(
     Object.entries(standbyAfter).map(([name, v]) => [name, v - (standbyBefore[name] ?? 0)]),
