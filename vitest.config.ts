@@ -10,7 +10,7 @@ const packageServices = [
   "packages/tenants/test/**/*.test.ts",
 ];
 /** The server's tests that need nothing running: they read the sources, or count in memory. */
-const serverUnit = "apps/server/test/{platform-names,request-metrics,service-telemetry}.test.ts";
+const serverUnit = "apps/server/test/{platform-names,request-metrics,service-telemetry,store-gauges}.test.ts";
 
 /**
  * Workspace packages are run from their TypeScript sources (their exports' "source" condition), never from a build.

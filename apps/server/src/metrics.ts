@@ -14,7 +14,7 @@ export interface MetricSources {
   databaseReachable(): boolean;
 }
 
-/** A scrape must not hang on a store that is away: past this, the store counts as down. */
+/** A scrape must not hang on a store that is away: past this, the store counts as down, and its depth unknown. */
 const storeProbeMs = 1_000;
 
 /**
@@ -101,7 +101,8 @@ export function createMetrics({ depth, pingStore, databaseReachable }: MetricSou
       help: "Jobs waiting, delayed or running in the shared queue",
       registers,
       async collect() {
-        this.set(await depth().catch(() => Number.NaN));
+        const counted = depth().catch(() => Number.NaN);
+        this.set(await Promise.race([counted, sleep(storeProbeMs, Number.NaN, { ref: false })]));
       },
     }),
     sharedStoreUp: new Gauge({
