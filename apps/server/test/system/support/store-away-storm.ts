@@ -26,7 +26,8 @@ import {
  * mention_to_me + message_created, once each, as Chatwork never retries) are scattered over the whole storm, so
  * many straddle a switch: a twin taken in by PostgreSQL for a message Redis had queued just before, a redelivery
  * taken in by Redis for a message PostgreSQL queued during the outage. The fake LLM is slow, so jobs are
- * mid-answer when Redis goes; an instance may be killed with SIGKILL in the middle of the outage.
+ * mid-answer when Redis goes; an instance may be killed with SIGKILL in the middle of the outage. The same scattered
+ * storm serves the PostgreSQL partition test.
  */
 
 export interface StoreAway {
@@ -58,11 +59,6 @@ export const busiest =
   (inFlight: (instance: DeployedInstance) => number): DeployedInstance | undefined =>
     [...d.instances].sort((a, b) => inFlight(b) - inFlight(a))[0];
 
-/**
- * One storm through `outage` on deployment `d`; `everSent` gathers the tags of every storm of the file (what the
- * fakes may carry). Asserts every delivery acked 2xx, every message answered exactly once, one LLM call a message
- * (but for an answer the killed instance had asked for, asked once more by a survivor).
- */
 /**
  * The storm's schedule over `stormMs`, each message's copies at random moments (seeded by `size.seed` and `stormMs`),
  * after each instance has met both workspaces once, as a running deployment has (and the directory caches them).
@@ -108,6 +104,11 @@ export async function scatteredStorm(d: Deployment, everSent: Set<string>, size:
   return { schedule, tags, all };
 }
 
+/**
+ * One storm through `outage` on deployment `d`; `everSent` gathers the tags of every storm of the file (what the
+ * fakes may carry). Asserts every delivery acked 2xx, every message answered exactly once, one LLM call a message
+ * (but for an answer the killed instance had asked for, asked once more by a survivor).
+ */
 export async function stormThrough(d: Deployment, everSent: Set<string>, size: StormSize, outage: StoreAway) {
   const { schedule, tags, all } = await scatteredStorm(d, everSent, size, size.leadMs + outage.ms + size.tailMs);
   const standbyBefore = await perInstance(d, "resident_standby_passes_total");
