@@ -20,7 +20,7 @@ export interface StatementTimeouts {
 }
 
 /** node-postgres reads `query_timeout` from a query's config as from the client's; its types know the latter only. */
-type TimedQuery = pg.QueryConfig & { query_timeout: number };
+export type TimedQuery = pg.QueryConfig & { query_timeout: number };
 
 /** One call to the database: rejected at once while the breaker is open, its outcome told to the breaker. */
 async function guarded<T>(health: StoreHealth, call: () => Promise<T>): Promise<T> {

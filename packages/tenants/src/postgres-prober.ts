@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { TimedQuery } from "./postgres-client.ts";
 
 /**
  * The database breaker's probe: `select 1` on a connection of its own, so that a pool busy with real statements
@@ -19,7 +20,7 @@ export class PostgresProber {
     const client = this.client as pg.Client;
     try {
       await this.connecting;
-      const config: pg.QueryConfig & { query_timeout: number } = { text: "select 1", query_timeout: this.timeoutMs };
+      const config: TimedQuery = { text: "select 1", query_timeout: this.timeoutMs };
       await client.query(config);
     } catch (error) {
       this.drop(client);

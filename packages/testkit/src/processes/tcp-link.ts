@@ -36,10 +36,6 @@ export class TcpLink {
     return parsed.toString().replace(/\/$/, "");
   }
 
-  get cut(): boolean {
-    return this.isCut;
-  }
-
   /** Nothing crosses the link from now on, either way; connections stay open. */
   partition(): void {
     this.isCut = true;
