@@ -1,3 +1,5 @@
+import { isStoreAway } from "./errors.ts";
+
 export interface StoreHealthOptions {
   /** How often the store is probed. Default 500 ms. */
   probeIntervalMs?: number;
@@ -55,19 +57,37 @@ export class StoreHealth {
     return this.state === "up";
   }
 
-  callSucceeded(): void {
+  /**
+   * One call to the store through the breaker: while it is open, rejects at once with `whenDown`'s error, without
+   * calling; otherwise tells it how the call went — failed for want of the store when it threw an error `isStoreAway`
+   * names, answered otherwise (a refusal of the store's own is an answer).
+   */
+  async call<T>(run: () => Promise<T>, whenDown: () => Error): Promise<T> {
+    if (this.state === "down") throw whenDown();
+    try {
+      const result = await run();
+      this.callSucceeded();
+      return result;
+    } catch (error) {
+      if (isStoreAway(error)) this.callFailed();
+      else this.callSucceeded();
+      throw error;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private callSucceeded(): void {
     this.failedCalls = 0;
     this.lastSuccessAt = performance.now();
   }
 
   /** A call failed for want of the store; probes it at once rather than waiting for the next tick. */
-  callFailed(): void {
+  private callFailed(): void {
     if (++this.failedCalls >= this.options.callsToTrip) this.trip("calls kept failing");
     void this.check();
-  }
-
-  close(): void {
-    clearInterval(this.timer);
   }
 
   /** A call answered since the last tick already said what a probe would: under traffic, no probes. */

@@ -22,18 +22,11 @@ export interface StatementTimeouts {
 /** node-postgres reads `query_timeout` from a query's config as from the client's; its types know the latter only. */
 export type TimedQuery = pg.QueryConfig & { query_timeout: number };
 
-/** One call to the database: rejected at once while the breaker is open, its outcome told to the breaker. */
-async function guarded<T>(health: StoreHealth, call: () => Promise<T>): Promise<T> {
-  if (!health.up) throw new DatabaseUnavailableError("PostgreSQL is unreachable: its probes go unanswered");
-  try {
-    const result = await databaseCall(call);
-    health.callSucceeded();
-    return result;
-  } catch (error) {
-    if (error instanceof DatabaseUnavailableError) health.callFailed();
-    else health.callSucceeded();
-    throw error;
-  }
+const unreachable = () => new DatabaseUnavailableError("PostgreSQL is unreachable: its probes go unanswered");
+
+/** One call to the database through the breaker: rejected at once while it is open, its outcome told to it. */
+function guarded<T>(health: StoreHealth, call: () => Promise<T>): Promise<T> {
+  return health.call(() => databaseCall(call), unreachable);
 }
 
 function executor(target: pg.Pool | pg.PoolClient, timeoutMs: number, health: StoreHealth): SqlExecutor {

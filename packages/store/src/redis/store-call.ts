@@ -25,21 +25,21 @@ function isDataError(error: unknown): boolean {
  * data error (CorruptRecordError), which is no reason to fail over. While `health` says Redis is down, rejects at
  * once without a round trip.
  */
-export async function storeCall<T>(operation: string, call: () => Promise<T>, health?: RedisHealth): Promise<T> {
-  if (health && !health.up) throw new StoreUnavailableError(`redis ${operation} skipped: Redis is down`);
+export function storeCall<T>(operation: string, call: () => Promise<T>, health?: RedisHealth): Promise<T> {
+  if (!health) return translated(operation, call);
+  return health.call(
+    () => translated(operation, call),
+    () => new StoreUnavailableError(`redis ${operation} skipped: Redis is down`),
+  );
+}
+
+async function translated<T>(operation: string, call: () => Promise<T>): Promise<T> {
   try {
-    const result = await call();
-    health?.callSucceeded();
-    return result;
+    return await call();
   } catch (error) {
+    if (error instanceof CorruptRecordError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    if (isDataError(error)) {
-      health?.callSucceeded();
-      throw error instanceof CorruptRecordError
-        ? error
-        : new CorruptRecordError(`redis ${operation}: ${reason}`, { cause: error });
-    }
-    health?.callFailed();
+    if (isDataError(error)) throw new CorruptRecordError(`redis ${operation}: ${reason}`, { cause: error });
     throw new StoreUnavailableError(`redis ${operation} failed: ${reason}`, { cause: error });
   }
 }
