@@ -37,10 +37,11 @@ async function translated<T>(operation: string, call: () => Promise<T>): Promise
   try {
     return await call();
   } catch (error) {
-    if (error instanceof CorruptRecordError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    if (isDataError(error)) throw new CorruptRecordError(`redis ${operation}: ${reason}`, { cause: error });
-    throw new StoreUnavailableError(`redis ${operation} failed: ${reason}`, { cause: error });
+    if (!isDataError(error)) throw new StoreUnavailableError(`redis ${operation} failed: ${reason}`, { cause: error });
+    throw error instanceof CorruptRecordError
+      ? error
+      : new CorruptRecordError(`redis ${operation}: ${reason}`, { cause: error });
   }
 }
 
