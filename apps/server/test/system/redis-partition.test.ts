@@ -2,7 +2,7 @@ import { deploymentRedisArgs } from "@resident/testkit/deployment";
 import { RedisServer, TcpLink } from "@resident/testkit/processes";
 import { afterAll, beforeAll, it } from "vitest";
 import { useDeployment } from "./support/deployment.ts";
-import { type StormSize, stormThrough } from "./support/store-away-storm.ts";
+import { type StoreAway, type StormSize, stormThrough } from "./support/store-away-storm.ts";
 
 /*
  * One instance loses Redis while the others keep it, in the middle of a storm (support/store-away-storm.ts):
@@ -46,27 +46,25 @@ const d = useDeployment(() => ({
 }));
 const everSent = new Set<string>();
 
-it("loses nothing and answers nothing twice while one instance is cut off from Redis and the others are not", {
-  timeout: 300_000,
-}, async () => {
-  await stormThrough(d(), everSent, size, {
-    name: "redis partition",
+/** A storm through a 20 s partition of resident-1 from Redis; `victim` dies halfway through it. */
+const partitioned = (name: string, victim?: StoreAway["victim"]) =>
+  stormThrough(d(), everSent, size, {
+    name,
     ms: 20_000,
     begin: () => link.partition(),
     end: () => link.heal(),
     storeUp: [0, 1, 1],
+    victim,
   });
-});
 
-it("loses nothing and answers nothing twice when the instance cut off from Redis dies mid-partition", {
-  timeout: 300_000,
-}, async () => {
-  await stormThrough(d(), everSent, size, {
-    name: "redis partition, the cut-off instance killed",
-    ms: 20_000,
-    begin: () => link.partition(),
-    end: () => link.heal(),
-    storeUp: [0, 1, 1],
-    victim: () => d().instances[0],
-  });
-});
+it(
+  "loses nothing and answers nothing twice while one instance is cut off from Redis and the others are not",
+  { timeout: 300_000 },
+  () => partitioned("redis partition"),
+);
+
+it(
+  "loses nothing and answers nothing twice when the instance cut off from Redis dies mid-partition",
+  { timeout: 300_000 },
+  () => partitioned("redis partition, the cut-off instance killed", () => d().instances[0]),
+);
