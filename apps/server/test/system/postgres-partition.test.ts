@@ -11,6 +11,7 @@ import {
   percentiles,
   perInstance,
   storyOf,
+  unanswered,
 } from "./support/messages.ts";
 import { type StormSize, scatteredStorm } from "./support/store-away-storm.ts";
 
@@ -73,12 +74,12 @@ it("answers every message once, and without waiting for the link, while one inst
   );
   const unansweredAt = async (deadline: number) => {
     await vi
-      .waitFor(() => expect([...all].filter((t) => !countByTag(d(), all).replies.has(t))).toEqual([]), {
+      .waitFor(() => expect(unanswered(d(), all)).toEqual([]), {
         timeout: Math.max(0, deadline - Date.now()),
         interval: 250,
       })
       .catch(() => {});
-    return [...all].filter((t) => !countByTag(d(), all).replies.has(t));
+    return unanswered(d(), all);
   };
   // The storm ends 13 s before the link heals: what is still unanswered a second before then waited for the link.
   const waitedForTheLink = await unansweredAt(began + partitionMs - 1_000);
@@ -86,7 +87,7 @@ it("answers every message once, and without waiting for the link, while one inst
   link.heal();
   const fired = await firing;
   d().llm.clearFaults();
-  const unanswered = await unansweredAt(Date.now() + 60_000);
+  const neverAnswered = await unansweredAt(Date.now() + 60_000);
   await drained(d(), 60_000);
   await settle(2_000);
 
@@ -116,7 +117,7 @@ it("answers every message once, and without waiting for the link, while one inst
     nonOk.map((l) => l.status),
     "deliveries not acked 2xx",
   ).toEqual([]);
-  expect(unanswered, "messages never answered").toEqual([]);
+  expect(neverAnswered, "messages never answered").toEqual([]);
   expect(waitedForTheLink, "messages answered only once the link healed").toEqual([]);
   expect(notExactly(all, replies), "messages not answered exactly once").toEqual([]);
   expect(strays, "replies to nothing we sent").toEqual([]);

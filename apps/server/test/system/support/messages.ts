@@ -122,6 +122,12 @@ export function countByTag(d: Deployment, tags: Set<string>) {
   return { replies, calls, strays, strayCalls };
 }
 
+/** The tags of `tags` with no reply yet. */
+export function unanswered(d: Deployment, tags: Set<string>): string[] {
+  const { replies } = countByTag(d, tags);
+  return [...tags].filter((t) => !replies.has(t));
+}
+
 /** Waits until the shared queue holds nothing (waiting, delayed, active) as seen by every running instance. */
 export async function drained(d: Deployment, timeoutMs = 60_000): Promise<void> {
   await vi.waitFor(

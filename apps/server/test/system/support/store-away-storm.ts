@@ -15,6 +15,7 @@ import {
   question,
   type Scheduled,
   storyOf,
+  unanswered,
 } from "./messages.ts";
 
 /*
@@ -146,8 +147,7 @@ export async function stormThrough(d: Deployment, everSent: Set<string>, size: S
 
   await vi.waitFor(
     () => {
-      const answered = countByTag(d, all).replies;
-      const missing = [...all].filter((t) => !answered.has(t));
+      const missing = unanswered(d, all);
       if (missing.length > 0) throw new Error(`${missing.length} messages unanswered: ${missing.slice(0, 5)}`);
     },
     { timeout: 150_000, interval: 250 },
