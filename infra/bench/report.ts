@@ -62,6 +62,8 @@ export interface Report {
   liveDrainS: number;
   /** The fixed rate, and what a light client of its own process saw beside it. */
   baselineRate: Measured<ObservedOpenLoop>;
+  /** The floor at the same rate; an earlier commit's run (`BENCH_BEFORE`) has none. */
+  floorRate?: Measured<ObservedOpenLoop>;
   ingestRate: Measured<ObservedOpenLoop>;
   /** The same runs with Redis killed: the PostgreSQL lane takes deliveries in. */
   outage: {
@@ -137,6 +139,7 @@ export type LatencyReport = Pick<
   | "floorRatios"
   | "ingestLive"
   | "baselineRate"
+  | "floorRate"
   | "ingestRate"
 >;
 
@@ -238,8 +241,14 @@ export function renderLatency(r: LatencyReport): string[] {
   out.push("");
 
   // 2. Ack latency at a fixed rate
-  const br = r.baselineRate.result;
-  const ir = r.ingestRate.result;
+  type Side = [name: string, run: Measured<ObservedOpenLoop>];
+  const sides: Side[] = [["baseline", r.baselineRate]];
+  if (r.floorRate) sides.push(["floor", r.floorRate]);
+  sides.push(["ingest", r.ingestRate]);
+  const row = (name: string, cell: (m: Measured<ObservedOpenLoop>) => string) => [
+    name,
+    ...sides.map(([, m]) => cell(m)),
+  ];
   out.push(
     `2. Ack latency at ${int(s.rate)} requests/s (${fixed(s.rateShare * 100, 0)} % of the ack path's capacity) — open loop, ${s.rateS} s, workers paused`,
   );
@@ -249,24 +258,20 @@ export function renderLatency(r: LatencyReport): string[] {
   out.push("   of its own (its stalls below: they are charged too)");
   out.push(
     ...table([
-      ["", "baseline", "ingest"],
-      ["p50 ms", ms(br.p50), ms(ir.p50)],
-      ["p90 ms", ms(br.p90), ms(ir.p90)],
-      ["p99 ms", ms(br.p99), ms(ir.p99)],
-      ["max ms", ms(br.max), ms(ir.max)],
-      ["sent · failed", `${int(br.sent)} · ${br.failed}`, `${int(ir.sent)} · ${ir.failed}`],
-      ["servers' CPU ms per request", perRequest(r.baselineRate, "servers"), perRequest(r.ingestRate, "servers")],
-      [
-        "other processes' CPU, cores",
-        fixed(r.baselineRate.cpu.other / r.baselineRate.cpu.wallS, 2),
-        fixed(r.ingestRate.cpu.other / r.ingestRate.cpu.wallS, 2),
-      ],
-      [`a ${s.observerRate}/s client beside it: p50 · p99 ms`, observedTail(br), observedTail(ir)],
-      ["  max ms", ms(br.observed.max), ms(ir.observed.max)],
-      ["pacers' CPU, cores", pacerCores(r.baselineRate), pacerCores(r.ingestRate)],
-      ["pacer's worst lag ms", ms(br.maxLagMs), ms(ir.maxLagMs)],
-      ["pacer's event-loop delay max ms", ms(br.loopDelayMaxMs), ms(ir.loopDelayMaxMs)],
-      ["pacer's GC pauses · longest ms", gcPauses(br), gcPauses(ir)],
+      ["", ...sides.map(([name]) => name)],
+      row("p50 ms", (m) => ms(m.result.p50)),
+      row("p90 ms", (m) => ms(m.result.p90)),
+      row("p99 ms", (m) => ms(m.result.p99)),
+      row("max ms", (m) => ms(m.result.max)),
+      row("sent · failed", (m) => `${int(m.result.sent)} · ${m.result.failed}`),
+      row("servers' CPU ms per request", (m) => perRequest(m, "servers")),
+      row("other processes' CPU, cores", (m) => fixed(m.cpu.other / m.cpu.wallS, 2)),
+      row(`a ${s.observerRate}/s client beside it: p50 · p99 ms`, (m) => observedTail(m.result)),
+      row("  max ms", (m) => ms(m.result.observed.max)),
+      row("pacers' CPU, cores", pacerCores),
+      row("pacer's worst lag ms", (m) => ms(m.result.maxLagMs)),
+      row("pacer's event-loop delay max ms", (m) => ms(m.result.loopDelayMaxMs)),
+      row("pacer's GC pauses · longest ms", (m) => gcPauses(m.result)),
     ]),
   );
   out.push("");

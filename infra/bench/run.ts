@@ -3,7 +3,7 @@
  *  - a no-op baseline (baseline-server.mjs: a bare fastify route answering 200) and the real ingest path (resident
  *    instances, one Slack workspace, an instant fake LLM), both fed correctly signed, distinct Slack deliveries
  *    prepared before any clock starts: accepted events/s (closed loop) and ack latency at a fixed rate (open loop);
- *    between them in the closed loop's rounds the floor (floor-server.mjs: the ack's necessary work alone);
+ *    between them the floor (floor-server.mjs: the ack's necessary work alone), in the rounds and at the rate;
  *  - the same closed-loop run and fixed rate with Redis killed (deliveries taken in by the PostgreSQL lane);
  *  - end-to-end throughput: N mentions in, time until N replies are at the fake Slack, exactly one each;
  *  - Redis: commands per unique event and per duplicate (INFO commandstats, background measured over an idle interval
@@ -30,7 +30,7 @@ import { type Mention, mention } from "./mention.ts";
 import { CommandMonitor } from "./monitor.ts";
 import { countsSettleMs, PostgresProbe } from "./postgres-probe.ts";
 import { commandDelta, type KeyAudit, RedisProbe, type RedisSnapshot, totalCalls } from "./redis-probe.ts";
-import { type Measured, type Report, render, renderLatency, resultsMarkdown } from "./report.ts";
+import { type Measured, type ObservedOpenLoop, type Report, render, renderLatency, resultsMarkdown } from "./report.ts";
 import { mergeRounds } from "./rounds.ts";
 import { signedStorm, twinStorm } from "./storm.ts";
 import type { BenchDeployment, Subject } from "./subject.ts";
@@ -447,6 +447,18 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
   const baselineRate = await measured(baselineCpu, () =>
     observedLoop(base.url, new RequestFeed(paced, true), new RequestFeed(observing, true)),
   );
+  // The floor at the same rate, as in section 1: whether the ack's tail is its necessary work's or its layers'.
+  let floorRate: Measured<ObservedOpenLoop> | undefined;
+  if (floorServers) {
+    step("floor: the same");
+    floorRate = await measured(floorCpu(floorServers), () =>
+      observedLoop(
+        floorServers.url,
+        new RequestFeed(mentionsElsewhere(paced.length)),
+        new RequestFeed(mentionsElsewhere(observing.length)),
+      ),
+    );
+  }
   step(`ingest, workers paused: the same`);
   await workers.pause();
   const ingestRate = await measured(cpuOf(subject, shared), () =>
@@ -479,6 +491,7 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
     backlog,
     liveDrainS: liveDrain.seconds,
     baselineRate,
+    floorRate,
     ingestRate,
     rate,
   };
