@@ -68,7 +68,8 @@ export async function startBefore(dir: string, instances: number): Promise<Subje
     return {
       dep,
       ws,
-      workers: { pause: () => queue.pause(), resume: () => queue.resume() },
+      // A paused BullMQ queue hands its workers nothing.
+      workers: { pause: () => queue.pause(), resume: () => queue.resume(), held: () => 0 },
       queueDepth: async () => {
         const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "paused");
         return Object.values(counts).reduce((sum, count) => sum + count, 0);

@@ -252,7 +252,7 @@ async function startNow(): Promise<Subject & { dep: Deployment; redis: RedisProb
       redis,
       // Every LLM call held until resumed: each instance's consumer takes as many jobs as it runs at once and waits
       // on them, the others wait in the stream.
-      workers: { pause: () => dep.llm.hold(Number.POSITIVE_INFINITY), resume: () => dep.llm.clearFaults() },
+      workers: heldAtTheLlm(dep),
       queueDepth: () => redis.queueDepth(),
       close: async () => {
         redis.close();
@@ -263,6 +263,19 @@ async function startNow(): Promise<Subject & { dep: Deployment; redis: RedisProb
     await dep.close();
     throw error;
   }
+}
+
+/** Workers paused by holding every LLM call; a held job is a call made since the pause. */
+function heldAtTheLlm(dep: Deployment): Subject["workers"] {
+  let callsAtPause = 0;
+  return {
+    pause: () => {
+      callsAtPause = dep.llm.callCount();
+      dep.llm.hold(Number.POSITIVE_INFINITY);
+    },
+    resume: () => dep.llm.clearFaults(),
+    held: () => dep.llm.callCount() - callsAtPause,
+  };
 }
 
 /** Registers a subject for clean-up as soon as it is up. */
@@ -461,6 +474,7 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
   }
   step(`ingest, workers paused: the same`);
   await workers.pause();
+  await holdEverySlot(subject, sent);
   const ingestRate = await measured(cpuOf(subject, shared), () =>
     observedLoop(dep.url, new RequestFeed(paced), new RequestFeed(observing)),
   );
@@ -495,6 +509,35 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
     ingestRate,
     rate,
   };
+}
+
+/**
+ * Section 1's ack rounds run with the workers holding every job they run at once, taken during the warm-up; the fixed
+ * rate comes after a drain, and its window would open with the workers taking up jobs (infra/bench/JOURNAL.md, "A
+ * thirty-fifth machine"). Before its clock starts, mentions go in until the workers sit on all they take and one
+ * job more waits in the queue.
+ */
+async function holdEverySlot(subject: Subject, sent: Sent): Promise<void> {
+  const batchSize = 4 * settings.instances;
+  for (let sentSoFar = 0; sentSoFar < 1_000; sentSoFar += batchSize) {
+    const fire = await closedLoop(subject.dep.url, new RequestFeed(sent.mentions(batchSize)), {
+      connections: batchSize,
+      amount: batchSize,
+    });
+    sent.accepted += fire.ok;
+    // Until the workers have taken what they will: a job taken makes its LLM call within a few milliseconds.
+    let held = -1;
+    while (held !== subject.workers.held()) {
+      held = subject.workers.held();
+      await sleep(200);
+    }
+    const queued = await subject.queueDepth();
+    if (queued > held) {
+      step(`the workers hold ${held} jobs and ${queued - held} more wait: the clock starts`);
+      return;
+    }
+  }
+  throw new Error("the workers took every job sent to fill their slots: are they paused?");
 }
 
 /**

@@ -11,8 +11,11 @@ export interface Subject {
   dep: BenchDeployment;
   /** The Slack workspace it answers, answers posted rather than streamed (as the issue's figures were taken). */
   ws: DeployedSlackWorkspace;
-  /** Keeps the workers from answering, so that a run measures the ack path alone; `resume` lets them go on. */
-  workers: { pause(): unknown; resume(): unknown };
+  /**
+   * Keeps the workers from answering, so that a run measures the ack path alone; `resume` lets them go on. `held`:
+   * the jobs they have taken since the pause and sit on.
+   */
+  workers: { pause(): unknown; resume(): unknown; held(): number };
   /** Jobs waiting, running or delayed in its queue. */
   queueDepth(): Promise<number>;
   /** Stops everything it started, by pid; safe to call twice. */
