@@ -527,10 +527,16 @@ async function holdEverySlot(subject: Subject, sent: Sent): Promise<void> {
     sent.accepted += fire.ok;
     // Until the workers have taken what they will: a job taken makes its LLM call within a few milliseconds.
     let held = -1;
-    while (held !== subject.workers.held()) {
-      held = subject.workers.held();
-      await sleep(200);
-    }
+    let steadySince = performance.now();
+    await until(
+      () => {
+        const now = subject.workers.held();
+        if (now !== held) [held, steadySince] = [now, performance.now()];
+        return performance.now() - steadySince >= 200;
+      },
+      settings.drainTimeoutMs,
+      "the paused workers to take up their jobs",
+    );
     const queued = await subject.queueDepth();
     if (queued > held) {
       step(`the workers hold ${held} jobs and ${queued - held} more wait: the clock starts`);
