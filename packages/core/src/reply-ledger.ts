@@ -1,6 +1,6 @@
 import type { QueuedEvent } from "./chat-event.ts";
 import { agentStepKey, answerKey, replyKey, sendingKey, streamKey } from "./keys.ts";
-import { type HeldLease, holdLease } from "./lease.ts";
+import { type HeldLease, LeaseKeeper } from "./lease.ts";
 import type { ClaimStore } from "./ports/claim-store.ts";
 import { ToolJournal } from "./tool-journal.ts";
 
@@ -39,10 +39,14 @@ export type SendStart = { first: true; token: string } | { first: false };
  * failed send, or a takeover after its holder died, posts the journaled text.
  */
 export class ReplyLedger {
+  private readonly leases: LeaseKeeper;
+
   constructor(
     private readonly store: ClaimStore,
     private readonly leaseMs: number,
-  ) {}
+  ) {
+    this.leases = new LeaseKeeper(store, leaseMs);
+  }
 
   async claim(event: QueuedEvent, jobId: string): Promise<ReplyClaim> {
     const [answer, firstStep] = [answerKey(event), agentStepKey(event, 0)];
@@ -56,9 +60,9 @@ export class ReplyLedger {
     return result.record.owner === jobId ? { outcome: "held-by-earlier-attempt" } : { outcome: "answering-elsewhere" };
   }
 
-  /** Holds the claim taken at `since` (the claim's own), renewing it while the work runs. */
+  /** Holds the claim taken at `since` (the claim's own), renewing it with every other claim held while work runs. */
   hold(event: QueuedEvent, token: string, since?: number): HeldLease {
-    return holdLease(this.store, replyKey(event), token, this.leaseMs, { since });
+    return this.leases.hold(replyKey(event), token, since);
   }
 
   /**

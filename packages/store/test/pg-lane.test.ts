@@ -34,7 +34,7 @@ const waiting = { timeout: 10_000, interval: 20 };
 describe("PgClaimStore", () => {
   claimCases(() => claims);
 
-  it("claims, commits and journal-and-claims the calls of one event-loop turn in one statement each, a repeated key in the next", async () => {
+  it("claims, renews, commits and journal-and-claims the calls of one event-loop turn in one statement each, a repeated key in the next", async () => {
     const statements: string[] = [];
     const counted = new PgClaimStore({
       query: (text, params) => {
@@ -53,6 +53,15 @@ describe("PgClaimStore", () => {
     statements.length = 0;
     const tokens = claims.map((claim) => (claim.claimed ? claim.token : ""));
     if (winner === 8) tokens[0] = tokens[8] ?? "";
+    const renewals = [
+      ...keys.map((key, i) => counted.extend(key, tokens[i] ?? "", 10_000)),
+      counted.extend(keys[1] ?? "", "not its token", 10_000),
+      counted.extend(`reply:ws-batch:${randomUUID()}`, "no claim", 10_000),
+    ];
+    expect(await Promise.all(renewals)).toEqual([...keys.map(() => true), false, false]);
+    // The second call on keys[1] waits for the next turn's statement.
+    expect(statements).toHaveLength(2);
+    statements.length = 0;
     expect(await Promise.all(keys.map((key, i) => counted.commit(key, tokens[i] ?? "", "sent", 10_000)))).toEqual(
       keys.map(() => true),
     );

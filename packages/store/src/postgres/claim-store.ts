@@ -122,6 +122,12 @@ interface JournalAndClaimCall {
   leaseMs: number;
 }
 
+interface ExtendCall {
+  key: string;
+  token: string;
+  leaseMs: number;
+}
+
 interface CommitCall {
   key: string;
   token: string;
@@ -169,6 +175,25 @@ released as (
 )
 select key from committed`;
 
+/*
+ * Renews each claim of a batch ($1–$3: keys, tokens, lease ms) still held by its token, the rows locked in key order
+ * first as in commitStatement: one statement for every lease an instance renews on one tick.
+ */
+const extendStatement = `
+with input as (
+  select * from unnest($1::text[], $2::text[], $3::double precision[]) as i(key, token, lease_ms)
+),
+locked as (
+  select c.key from lane_claims c join input i on c.key = i.key
+  where c.token = i.token and not c.done and c.expires_at > now()
+  order by c.key for update of c
+)
+update lane_claims c set expires_at = now() + i.lease_ms * interval '1 millisecond'
+from input i
+where c.key = i.key and c.key in (select key from locked)
+  and c.token = i.token and not c.done and c.expires_at > now()
+returning c.key`;
+
 export interface PgClaimStoreOptions {
   /** How often expired rows are deleted. Default 60 s. */
   sweepIntervalMs?: number;
@@ -214,6 +239,16 @@ export class PgClaimStore implements ClaimStore {
     },
     (call) => [call.entry.key, call.key],
   );
+  /** The renewals of one event-loop turn (a LeaseKeeper's tick), in one statement. */
+  private readonly extends = new TurnBatch<ExtendCall, boolean>(async (calls) => {
+    const rows = await this.sql.query<{ key: string }>(extendStatement, [
+      calls.map((call) => call.key),
+      calls.map((call) => call.token),
+      calls.map((call) => call.leaseMs),
+    ]);
+    const renewed = new Set(rows.map((row) => row.key));
+    return calls.map((call) => renewed.has(call.key));
+  }, keyOfCall);
   /** The commits of one event-loop turn, in one statement. */
   private readonly commits = new TurnBatch<CommitCall, boolean>(async (calls) => {
     const rows = await this.sql.query<{ key: string }>(commitStatement, [
@@ -290,11 +325,7 @@ export class PgClaimStore implements ClaimStore {
   }
 
   extend(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.changed("extend", `update lane_claims set expires_at = ${msFromNow(3)} where ${heldBy} returning 1`, [
-      key,
-      token,
-      leaseMs,
-    ]);
+    return laneCall("extend", () => this.extends.call({ key, token, leaseMs }));
   }
 
   commit(key: string, token: string, value: string, ttlMs: number, release?: HeldClaim): Promise<boolean> {
