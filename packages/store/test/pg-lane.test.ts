@@ -252,6 +252,44 @@ describe("PgQueue", () => {
     await consumer.close();
   });
 
+  it("keeps the locks of every job in hand past their length, all of them in one statement a tick", async () => {
+    const renewals: number[] = [];
+    const counted: LaneSql = {
+      query: (text, params) => {
+        if (text.trimStart().startsWith("update lane_jobs set locked_until"))
+          renewals.push((params?.[0] as unknown[] | undefined)?.length ?? 0);
+        return sql.query(text, params);
+      },
+    };
+    const queue = new PgQueue<string>(counted, { pollIntervalMs: 20, lockDurationMs: 300, concurrency: 8 });
+    const ids = Array.from({ length: 8 }, (_, n) => `long:${randomUUID()}:${n}`);
+    const ran: string[] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const consumers = [1, 2].map(() =>
+      queue.consume(async (job) => {
+        if (!ids.includes(job.id)) return;
+        ran.push(job.id);
+        await released;
+      }),
+    );
+    await Promise.all(ids.map((id) => queue.enqueue(id, "x")));
+    await vi.waitFor(() => expect(ran).toHaveLength(8), waiting);
+    renewals.length = 0;
+    // Three lock lengths: a job whose lock lapsed would be taken, and run, by the other consumer.
+    await sleep(900);
+    const held = [...renewals];
+    release();
+    await vi.waitFor(async () => expect(await queue.depth()).toBe(0), waiting);
+    await Promise.all(consumers.map((consumer) => consumer.close()));
+    expect(ran.sort()).toEqual([...ids].sort());
+    // Each consumer's tick renews all it holds at once: about nine ticks each, not nine for every job; the eight
+    // jobs split between two consumers, a statement renews four of them or more on average.
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.length).toBeLessThanOrEqual(2 * 10);
+    expect(held.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(4 * held.length);
+  });
+
   it("hands the job of a worker that died to another once its lock lapses", async () => {
     const queue = new PgQueue<string>(sql, { pollIntervalMs: 20 });
     await queue.enqueue("orphan", "x");

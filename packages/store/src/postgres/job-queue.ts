@@ -40,6 +40,8 @@ export interface PgQueueOptions {
 }
 
 type JobRow = { id: string; data: unknown; attempt: number };
+/** A row as taken: with the token its take locked it under. */
+type HeldRow = JobRow & { token: string };
 
 /*
  * Why by hand rather than pg-boss or graphile-worker: this lane stands in for the Redis queue while Redis is away, so it must
@@ -64,6 +66,11 @@ returning j.id, j.data, j.attempt`;
 
 /** An active row is held by the token that took it, until its lock lapses. */
 const heldBy = "id = $1 and token = $2 and state = 'active'";
+
+/** Renews the locks of every job a consumer holds ($1, $2: ids and tokens; $3: ms), one statement a tick. */
+const renewStatement = `
+update lane_jobs set locked_until = ${msFromNow(3)}
+where state = 'active' and (id, token) in (select * from unnest($1::text[], $2::text[]))`;
 
 /**
  * JobQueue on PostgreSQL, with RedisQueue's semantics: the caller's ids (a known id is not added twice, nor for
@@ -111,6 +118,13 @@ export class PgQueue<T> implements JobQueue<T> {
     const takingJobs = options.takingJobs ?? (() => true);
     const onError = this.options.onError ?? (() => {});
     const running = new Set<Promise<void>>();
+    // The jobs in hand, by id: their token, for the renewal of all their locks at once.
+    const inHand = new Map<string, string>();
+    const renewer = setInterval(() => {
+      if (inHand.size === 0) return;
+      this.sql.query(renewStatement, [[...inHand.keys()], [...inHand.values()], this.lockMs]).catch(onError);
+    }, this.lockMs / 3);
+    renewer.unref();
     const stopping = new AbortController();
     let lastSweep = 0;
     // Busy at first: a restart may find the jobs of an outage that is still going on.
@@ -151,7 +165,7 @@ export class PgQueue<T> implements JobQueue<T> {
         woken = false;
         lastLook = Date.now();
         const free = concurrency - running.size;
-        let taken: JobRow[] = [];
+        let taken: HeldRow[] = [];
         if (free > 0) {
           taken = await this.take(free).catch((error: Error) => {
             onError(error);
@@ -160,7 +174,11 @@ export class PgQueue<T> implements JobQueue<T> {
         }
         if (taken.length > 0) lastTaken = Date.now();
         for (const row of taken) {
-          const run = this.run(row, handler, onError).finally(() => running.delete(run));
+          inHand.set(row.id, row.token);
+          const run = this.run(row, handler, onError).finally(() => {
+            inHand.delete(row.id);
+            running.delete(run);
+          });
           running.add(run);
         }
         if (Date.now() - lastSweep > 60_000) {
@@ -179,32 +197,22 @@ export class PgQueue<T> implements JobQueue<T> {
           this.wakers.delete(poke);
           await looping;
           await Promise.allSettled(running);
+          clearInterval(renewer);
         })()),
     };
   }
 
-  private take(limit: number): Promise<JobRow[]> {
+  private take(limit: number): Promise<HeldRow[]> {
     const token = randomBytes(12).toString("base64url");
     return this.sql
       .query<JobRow>(takeStatement, [limit, token, this.lockMs])
       .then((rows) => rows.map((row) => ({ ...row, token })));
   }
 
-  private async run(row: JobRow & { token?: string }, handler: JobHandler<T>, onError: (error: Error) => void) {
-    const token = row.token as string;
+  private async run({ token, ...row }: HeldRow, handler: JobHandler<T>, onError: (error: Error) => void) {
     // jsonb comes back parsed, from node-postgres and PGlite alike.
     const job: Job<T> = { id: row.id, data: row.data as T, attempt: row.attempt };
     if (job.attempt > this.attempts) return this.finish(job.id, token, "failed").catch(onError);
-    const renewer = setInterval(() => {
-      this.sql
-        .query(`update lane_jobs set locked_until = ${msFromNow(3)} where ${heldBy} returning 1`, [
-          job.id,
-          token,
-          this.lockMs,
-        ])
-        .catch(onError);
-    }, this.lockMs / 3);
-    renewer.unref();
     const outcome = await handler(job).then(
       () => "succeeded" as const,
       (error: unknown) => {
@@ -212,7 +220,6 @@ export class PgQueue<T> implements JobQueue<T> {
         return isStoreAway(error) ? ("store away" as const) : ("failed" as const);
       },
     );
-    clearInterval(renewer);
     // Should a finishing write fail (the database went away), the lock lapses and the job runs again: its handler
     // is idempotent (the reply ledger), as in the Redis queue.
     if (outcome === "succeeded") return this.finish(job.id, token, "completed").catch(onError);
