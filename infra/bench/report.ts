@@ -101,7 +101,14 @@ export interface Report {
     duplicatesFire: ClosedLoopResult;
     newPostsFromDuplicates: number;
     /** PostgreSQL transactions (each service statement is one) around the batch, and around the idle window. */
-    postgres: { transactions: number; ms: number; idleTransactions: number; idleMs: number };
+    postgres: {
+      transactions: number;
+      ms: number;
+      idleTransactions: number;
+      idleMs: number;
+      /** The same count around mentions whose answers the fake LLM held `holdMs`. */
+      slow: { messages: number; holdMs: number; transactions: number; ms: number };
+    };
   };
   redis: {
     unique: RedisWindow;
@@ -153,6 +160,9 @@ function perRequest(m: Measured<{ ok: number }>, group: string, format: (n: numb
 
 /** Section 1's CPU a request, to the microsecond: the floor and the ack differ by a few hundredths of a ms. */
 const thousandths = (n: number) => fixed(n, 3);
+/** A window's database transactions per message, net of the idle window's rate (pollers, sweepers). */
+const statementsPer = (pg: { idleTransactions: number; idleMs: number }, transactions: number, ms: number, n: number) =>
+  (transactions - (pg.idleTransactions / pg.idleMs) * ms) / n;
 
 const pacerCores = (m: Measured<unknown>) => fixed((m.cpu.groups.pacer ?? 0) / m.cpu.wallS, 2);
 const observedTail = (r: ObservedOpenLoop) => `${ms(r.observed.p50)} · ${ms(r.observed.p99)}`;
@@ -329,6 +339,7 @@ export function render(r: Report, before?: { run: IssueRun; sha: string }): { te
   const cpuPer = (cpu: CpuUse, count: number, group: string) =>
     ms((1000 * (group === "self" ? cpu.self : (cpu.groups[group] ?? 0))) / Math.max(1, count));
   const bl = r.backlog;
+  const slow = e.postgres.slow;
   out.push(
     `3. End to end — ${int(e.messages)} mentions fired on ${s.e2eConnections} connections, until every reply is at the fake Slack (instant fake LLM)`,
   );
@@ -348,11 +359,13 @@ export function render(r: Report, before?: { run: IssueRun; sha: string }): { te
       ],
       [
         "PostgreSQL statements per message",
-        fixed(
-          (e.postgres.transactions - (e.postgres.idleTransactions / e.postgres.idleMs) * e.postgres.ms) / e.messages,
-          2,
-        ),
+        fixed(statementsPer(e.postgres, e.postgres.transactions, e.postgres.ms, e.messages), 2),
         `transactions in the database (each statement of the service is one), net of ${int(e.postgres.idleTransactions)} in the idle window (pollers, sweepers)`,
+      ],
+      [
+        "  with slow answers",
+        fixed(statementsPer(e.postgres, slow.transactions, slow.ms, slow.messages), 2),
+        `${int(slow.messages)} more mentions, the fake LLM holding each answer ${fixed(slow.holdMs / 1000, 0)} s (each claim renewed while it runs)`,
       ],
       [
         "workers alone",

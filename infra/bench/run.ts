@@ -85,6 +85,12 @@ const settings = {
   /** Messages of the kill -9 storm, and how long the fake LLM holds each answer so the victim dies holding some. */
   killMessages: 240,
   killHoldMs: 1_000,
+  /**
+   * Mentions whose answers the fake LLM holds `slowHoldMs`: past a third of the shipped 10 s claim lease, so each
+   * answer's claim is renewed while it runs, as a real LLM call of several seconds has it.
+   */
+  slowMessages: 144,
+  slowHoldMs: 4_000,
 };
 
 /** `BENCH_ONLY=latency`: sections 1 and 2 (closed loop, fixed rate), printed, not written to RESULTS.md. */
@@ -581,6 +587,7 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
   await sleep(idleMs);
   const idleAfter = await redis.snapshot();
   const pgIdleAfter = await pg.snapshot();
+  const slow = await slowAnswers(subject, sent, pg);
 
   step(`duplicates: the same ${n} deliveries again, under MONITOR`);
   const monitor = await CommandMonitor.start(redis.client);
@@ -619,6 +626,7 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
       ms: pgAfter.at - pgBefore.at,
       idleTransactions: pgIdleAfter.transactions - pgIdleBefore.transactions,
       idleMs: pgIdleAfter.at - pgIdleBefore.at,
+      slow,
     },
     e2e: {
       messages: n,
@@ -646,6 +654,31 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
       redis: windowOf(stormBefore, stormAfter),
       exact: storm.filter((m) => stormCounts.get(m.thread) === 1).length,
     },
+  };
+}
+
+/** Section 3's slow answers: the database's statements around mentions whose answers outlast a third of the lease. */
+async function slowAnswers(subject: Subject, sent: Sent, pg: PostgresProbe) {
+  const { dep } = subject;
+  const n = settings.slowMessages;
+  const batch = sent.mentions(n);
+  step(
+    `slow answers: ${n} mentions, the fake LLM holding each answer ${settings.slowHoldMs} ms, until each is answered`,
+  );
+  const postsBefore = postCount(dep);
+  const before = await pg.snapshot();
+  dep.llm.hold(settings.slowHoldMs);
+  const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
+  sent.accepted += fire.ok;
+  await until(() => postCount(dep) - postsBefore >= n, settings.drainTimeoutMs, "the slow answers");
+  dep.llm.clearFaults();
+  await sleep(countsSettleMs);
+  const after = await pg.snapshot();
+  return {
+    messages: n,
+    holdMs: settings.slowHoldMs,
+    transactions: after.transactions - before.transactions,
+    ms: after.at - before.at,
   };
 }
 
