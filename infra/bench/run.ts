@@ -590,6 +590,7 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
   const slow = await slowAnswers(subject, sent, pg);
 
   step(`duplicates: the same ${n} deliveries again, under MONITOR`);
+  const postsBeforeDuplicates = postCount(dep);
   const monitor = await CommandMonitor.start(redis.client);
   const dupBefore = await redis.snapshot();
   const dupFire = await closedLoop(dep.url, new RequestFeed(batch), {
@@ -633,7 +634,7 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
       ...e2e.result,
       cpu: e2e.cpu,
       duplicatesFire: dupFire,
-      newPostsFromDuplicates: postsAfterDuplicates - postsBefore - n,
+      newPostsFromDuplicates: postsAfterDuplicates - postsBeforeDuplicates,
     },
     redis: {
       unique: windowOf(uniqueBefore, uniqueAfter),
