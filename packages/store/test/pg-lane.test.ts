@@ -256,7 +256,7 @@ describe("PgQueue", () => {
     const renewals: number[] = [];
     const counted: LaneSql = {
       query: (text, params) => {
-        if (text.trimStart().startsWith("update lane_jobs set locked_until"))
+        if (text.includes("update lane_jobs set locked_until"))
           renewals.push((params?.[0] as unknown[] | undefined)?.length ?? 0);
         return sql.query(text, params);
       },

@@ -67,10 +67,17 @@ returning j.id, j.data, j.attempt`;
 /** An active row is held by the token that took it, until its lock lapses. */
 const heldBy = "id = $1 and token = $2 and state = 'active'";
 
-/** Renews the locks of every job a consumer holds ($1, $2: ids and tokens; $3: ms), one statement a tick. */
+/**
+ * Renews the locks of every job a consumer holds ($1, $2: ids and tokens; $3: ms), one statement a tick; the rows are
+ * locked in id order first, so that two ticks' statements never wait on each other's rows.
+ */
 const renewStatement = `
-update lane_jobs set locked_until = ${msFromNow(3)}
-where state = 'active' and (id, token) in (select * from unnest($1::text[], $2::text[]))`;
+with held as (
+  select j.id from lane_jobs j join unnest($1::text[], $2::text[]) as i(id, token) on j.id = i.id and j.token = i.token
+  where j.state = 'active'
+  order by j.id for update of j
+)
+update lane_jobs set locked_until = ${msFromNow(3)} where id in (select id from held)`;
 
 /**
  * JobQueue on PostgreSQL, with RedisQueue's semantics: the caller's ids (a known id is not added twice, nor for
