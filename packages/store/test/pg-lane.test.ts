@@ -261,7 +261,7 @@ describe("PgQueue", () => {
         return sql.query(text, params);
       },
     };
-    const queue = new PgQueue<string>(counted, { pollIntervalMs: 20, lockDurationMs: 300, concurrency: 8 });
+    const queue = new PgQueue<string>(counted, { pollIntervalMs: 20, lockDurationMs: 600, concurrency: 8 });
     const ids = Array.from({ length: 8 }, (_, n) => `long:${randomUUID()}:${n}`);
     const ran: string[] = [];
     let release = () => {};
@@ -276,17 +276,19 @@ describe("PgQueue", () => {
     await Promise.all(ids.map((id) => queue.enqueue(id, "x")));
     await vi.waitFor(() => expect(ran).toHaveLength(8), waiting);
     renewals.length = 0;
+    const from = performance.now();
     // Three lock lengths: a job whose lock lapsed would be taken, and run, by the other consumer.
-    await sleep(900);
+    await sleep(1_800);
+    const ticks = Math.floor((performance.now() - from) / 200) + 1;
     const held = [...renewals];
     release();
     await vi.waitFor(async () => expect(await queue.depth()).toBe(0), waiting);
     await Promise.all(consumers.map((consumer) => consumer.close()));
     expect(ran.sort()).toEqual([...ids].sort());
-    // Each consumer's tick renews all it holds at once: about nine ticks each, not nine for every job; the eight
-    // jobs split between two consumers, a statement renews four of them or more on average.
+    // Each consumer's tick (a third of the lock) renews all it holds at once: a statement a tick each, not one for
+    // every job; the eight jobs split between two consumers, a statement renews four of them or more on average.
     expect(held.length).toBeGreaterThan(0);
-    expect(held.length).toBeLessThanOrEqual(2 * 10);
+    expect(held.length).toBeLessThanOrEqual(2 * ticks);
     expect(held.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(4 * held.length);
   });
 
