@@ -24,7 +24,7 @@ import { type Baseline, startBaseline } from "./baseline.ts";
 import { checkoutBefore, startBefore } from "./before.ts";
 import { type CpuGroups, type CpuUse, cpuUse, sampleCpu } from "./cpu.ts";
 import { killMidStorm } from "./kill.ts";
-import { type ClosedLoopResult, closedLoop, Pacer, RequestFeed } from "./load.ts";
+import { type ClosedLoopResult, closedLoop, Pacer, type PreparedRequest, RequestFeed } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { type Mention, mention } from "./mention.ts";
 import { CommandMonitor } from "./monitor.ts";
@@ -562,17 +562,12 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
   const batch = sent.mentions(n);
   // PostgreSQL's counts of the run before must be in before the end-to-end window opens.
   await sleep(countsSettleMs);
-  const postsBefore = postCount(dep);
   step(`end to end: ${n} mentions, until ${n} replies are at the fake Slack`);
   const uniqueBefore = await redis.snapshot();
   const pgBefore = await pg.snapshot();
-  const e2e = await measured(cpuOf(subject, shared), async () => {
-    const started = performance.now();
-    const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
-    const acksDoneS = (performance.now() - started) / 1000;
-    await until(() => postCount(dep) - postsBefore >= n, settings.drainTimeoutMs, "the end-to-end replies");
-    return { fire, acksDoneS, seconds: (performance.now() - started) / 1000 };
-  });
+  const e2e = await measured(cpuOf(subject, shared), () =>
+    fireUntilAnswered(dep, batch, settings.e2eConnections, n, "the end-to-end replies"),
+  );
   sent.accepted += e2e.result.fire.ok;
   await sleep(settings.settleMs);
   const uniqueAfter = await redis.snapshot();
@@ -607,15 +602,14 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
   for (const message of storm) sent.threads.push(message.thread);
   const stormRequests = signedStorm(ws, storm);
   step(`twin storm: ${storm.length} messages as ${stormRequests.length} deliveries, until each is answered`);
-  const postsBeforeStorm = postCount(dep);
   const stormBefore = await redis.snapshot();
-  const stormStarted = performance.now();
-  const stormFire = await closedLoop(dep.url, new RequestFeed(stormRequests), {
-    connections: settings.connections,
-    amount: stormRequests.length,
-  });
-  await until(() => postCount(dep) - postsBeforeStorm >= storm.length, settings.drainTimeoutMs, "the storm's replies");
-  const stormS = (performance.now() - stormStarted) / 1000;
+  const stormed = await fireUntilAnswered(
+    dep,
+    stormRequests,
+    settings.connections,
+    storm.length,
+    "the storm's replies",
+  );
   await sleep(settings.settleMs);
   const stormAfter = await redis.snapshot();
   sent.accepted += storm.length;
@@ -650,12 +644,28 @@ async function redisWindows(subject: Subject, sent: Sent, shared: Shared, redis:
     twinStorm: {
       messages: storm.length,
       deliveries: stormRequests.length,
-      fire: stormFire,
-      seconds: stormS,
+      fire: stormed.fire,
+      seconds: stormed.seconds,
       redis: windowOf(stormBefore, stormAfter),
       exact: storm.filter((m) => stormCounts.get(m.thread) === 1).length,
     },
   };
+}
+
+/** Fires `requests` in a closed loop, then waits until `answers` more replies are at the fake Slack. */
+async function fireUntilAnswered(
+  dep: BenchDeployment,
+  requests: readonly PreparedRequest[],
+  connections: number,
+  answers: number,
+  what: string,
+) {
+  const postsBefore = postCount(dep);
+  const started = performance.now();
+  const fire = await closedLoop(dep.url, new RequestFeed(requests), { connections, amount: requests.length });
+  const acksDoneS = (performance.now() - started) / 1000;
+  await until(() => postCount(dep) - postsBefore >= answers, settings.drainTimeoutMs, what);
+  return { fire, acksDoneS, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Section 3's slow answers: the database's statements around mentions whose answers outlast a third of the lease. */
@@ -666,12 +676,10 @@ async function slowAnswers(subject: Subject, sent: Sent, pg: PostgresProbe) {
   step(
     `slow answers: ${n} mentions, the fake LLM holding each answer ${settings.slowHoldMs} ms, until each is answered`,
   );
-  const postsBefore = postCount(dep);
   const before = await pg.snapshot();
   dep.llm.hold(settings.slowHoldMs);
-  const fire = await closedLoop(dep.url, new RequestFeed(batch), { connections: settings.e2eConnections, amount: n });
+  const { fire } = await fireUntilAnswered(dep, batch, settings.e2eConnections, n, "the slow answers");
   sent.accepted += fire.ok;
-  await until(() => postCount(dep) - postsBefore >= n, settings.drainTimeoutMs, "the slow answers");
   dep.llm.clearFaults();
   await sleep(countsSettleMs);
   const after = await pg.snapshot();
