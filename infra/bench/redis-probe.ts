@@ -100,6 +100,11 @@ export class RedisProbe {
     return { total: found.length, patterns: [...patterns.values()].sort((a, b) => b.count - a.count) };
   }
 
+  /** Whether Redis is rewriting its AOF, or has a rewrite scheduled (behind an RDB save). */
+  async rewritingAof(): Promise<boolean> {
+    return /^aof_rewrite_(in_progress|scheduled):1/m.test(await this.client.info("persistence"));
+  }
+
   /** Unlinks every key matching `pattern`: the floor's, whose keys are not the service's to audit. */
   async unlinkMatching(pattern: string): Promise<number> {
     let cursor = "0";

@@ -36,6 +36,7 @@ export interface Report {
     ingestWarmupDuplicatesS: number;
     rateShare: number;
     rateS: number;
+    rateLeadInS: number;
     rateSockets: number;
     observerRate: number;
     e2eMessages: number;
@@ -265,7 +266,9 @@ export function renderLatency(r: LatencyReport): string[] {
   out.push(
     "   counted from when each request was due, so a stall is charged to every request it delays; paced by a process",
   );
-  out.push("   of its own (its stalls below: they are charged too)");
+  out.push(
+    `   of its own (its stalls below: they are charged too), each side after a lead-in of ${s.rateLeadInS} s at the rate`,
+  );
   out.push(
     ...table([
       ["", ...sides.map(([name]) => name)],

@@ -67,6 +67,12 @@ const settings = {
    */
   rateShare: 0.3,
   rateS: Number(process.env.BENCH_RATE_S ?? 6),
+  /**
+   * Each side's window follows a lead-in at its rate, not counted: its servers and the pacer have sat idle through the
+   * drain, and the first side to run took their cold start in its window (infra/bench/JOURNAL.md, "A thirty-eighth
+   * machine").
+   */
+  rateLeadInS: 2,
   /** Sockets the open-loop client may use at once (it queues beyond that, and the queueing counts as latency). */
   rateSockets: 64,
   /** The light client's rate beside the fixed rate (section 2). */
@@ -191,7 +197,7 @@ async function main(): Promise<number> {
   const pg = database;
   const sent = new Sent(ws);
 
-  const ack = await ackPath(subject, sent, shared, floor);
+  const ack = await ackPath(subject, sent, shared, redis, floor);
   // The floor is done with: its processes stop, and its keys leave Redis before anything there is counted.
   await floor.close();
   floor = undefined;
@@ -300,7 +306,7 @@ async function issueRunOf(subject: Subject, shared: Shared): Promise<IssueRun> {
   const redis = new RedisProbe(subject.dep.redis.url);
   const pg = await PostgresProbe.connect(subject.dep.database.url);
   try {
-    const ack = await ackPath(subject, sent, shared);
+    const ack = await ackPath(subject, sent, shared, redis);
     const windows = await redisWindows(subject, sent, shared, redis, pg);
     const correctness = await settle(subject, sent);
     const kill = await killStep(subject);
@@ -358,7 +364,7 @@ function cpuOf(subject: Subject, shared: Shared): CpuGroups {
  * the ack path with the workers paused), the backlog's drain, the fixed rate, and the closed loop with the workers
  * live.
  */
-async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServers?: Baseline) {
+async function ackPath(subject: Subject, sent: Sent, shared: Shared, redis: RedisProbe, floorServers?: Baseline) {
   const { dep, ws, workers } = subject;
   const { base } = shared;
   const conn = settings.connections;
@@ -448,6 +454,9 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
     return drain(subject, sent.accepted);
   });
   const backlog = { ...backlogDrain, jobs: backlogJobs, replies: postCount(dep) - postsBeforeBacklog };
+  // The backlog's writes grow the AOF towards its next rewrite, whose fork and child would land in the first window
+  // to write to Redis (the floor's, in both runs watched on the thirty-eighth machine) and not in the ack's after it.
+  await rewriteAofNow(redis);
 
   // Ack latency at a fixed rate below saturation, the same rate for both; the ack path alone again.
   const rate = Math.max(10, Math.round(ingestPaused.result.perSecond * settings.rateShare));
@@ -462,7 +471,11 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
       shared.observer.run(url, observerFeed, observerOptions),
     ]).then(([load, light]) => ({ ...load, observed: light }));
   const observing = sent.mentions(Math.ceil(settings.observerRate * settings.rateS));
+  const leadIn = (url: string, feed: RequestFeed) =>
+    shared.openLoop.run(url, feed, { ...rateOptions, durationS: settings.rateLeadInS });
+  const leadInLength = Math.ceil(rate * settings.rateLeadInS);
   step(`baseline: open loop at ${rate}/s for ${settings.rateS} s, and a ${settings.observerRate}/s client beside it`);
+  await leadIn(base.url, new RequestFeed(paced, true));
   const baselineRate = await measured(baselineCpu, () =>
     observedLoop(base.url, new RequestFeed(paced, true), new RequestFeed(observing, true)),
   );
@@ -470,6 +483,7 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
   let floorRate: Measured<ObservedOpenLoop> | undefined;
   if (floorServers) {
     step("floor: the same");
+    await leadIn(floorServers.url, new RequestFeed(mentionsElsewhere(leadInLength)));
     floorRate = await measured(floorCpu(floorServers), () =>
       observedLoop(
         floorServers.url,
@@ -481,6 +495,7 @@ async function ackPath(subject: Subject, sent: Sent, shared: Shared, floorServer
   step(`ingest, workers paused: the same`);
   await workers.pause();
   await holdEverySlot(subject, sent);
+  sent.accepted += (await leadIn(dep.url, new RequestFeed(sent.mentions(leadInLength)))).ok;
   const ingestRate = await measured(cpuOf(subject, shared), () =>
     observedLoop(dep.url, new RequestFeed(paced), new RequestFeed(observing)),
   );
@@ -800,6 +815,14 @@ async function drain(subject: Subject, accepted: number): Promise<{ seconds: num
     `${accepted} replies and an empty queue`,
   );
   return { seconds: (performance.now() - started) / 1000, posts: last };
+}
+
+/** Rewrites Redis' AOF and waits for it, and for any rewrite under way before it, to finish: a fresh base. */
+async function rewriteAofNow(redis: RedisProbe): Promise<void> {
+  const done = async () => !(await redis.rewritingAof());
+  await until(done, settings.drainTimeoutMs, "Redis' AOF rewrite under way");
+  await redis.client.bgrewriteaof();
+  await until(done, settings.drainTimeoutMs, "Redis' AOF rewrite");
 }
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
