@@ -68,9 +68,9 @@ const settings = {
   rateShare: 0.3,
   rateS: Number(process.env.BENCH_RATE_S ?? 6),
   /**
-   * Each side's window follows a lead-in at its rate, not counted: its servers and the pacer have sat idle through the
-   * drain, and the first side to run took their cold start in its window (infra/bench/JOURNAL.md, "A thirty-eighth
-   * machine").
+   * Each side's window follows a lead-in at its rate, not counted: the baseline's and the floor's servers and the pacer
+   * have sat idle through the drain, and the first of them to run took their cold start in its window
+   * (infra/bench/JOURNAL.md, "A thirty-eighth machine").
    */
   rateLeadInS: 2,
   /** Sockets the open-loop client may use at once (it queues beyond that, and the queueing counts as latency). */
